@@ -1,0 +1,277 @@
+"""
+Datasets: SFTDataset (cold-start supervised fine-tuning) and AgentRLDataset (prompts for agent RL).
+
+Both read the seed's JSONL format, one conversation per line:
+    {"conversations": [{"role": "system", "content": "...", "tools": "<JSON list of tool schemas>"},
+                       {"role": "user", "content": "..."},
+                       {"role": "assistant", "content": "...", "tool_calls": [...]},
+                       {"role": "tool", "content": "..."}, ...],
+     "gt": ["9472"]}                      # AgentRLDataset only
+A malformed line raises ValueError naming the file, the line number and the field.
+"""
+import json
+import random
+
+import torch
+from torch.utils.data import Dataset, Sampler
+
+VALID_ROLES = {"system", "user", "assistant", "tool"}
+
+
+class DataError(ValueError):
+    """A bad line in a data file; the message names file, line and field."""
+
+
+def _fail(path, lineno, field, problem):
+    raise DataError(f"{path}:{lineno}: field '{field}': {problem}")
+
+
+def read_jsonl(path, skip_bad_lines=False, stats=None):
+    """Yield (line number, parsed object) for every non-empty line.
+
+    A line that is not a JSON object raises DataError, or, with skip_bad_lines, is counted in
+    stats["skipped"] and skipped.
+    """
+    with open(path, encoding="utf-8") as f:
+        for lineno, line in enumerate(f, start=1):
+            if not line.strip():
+                continue
+            try:
+                try:
+                    record = json.loads(line)
+                except json.JSONDecodeError as e:
+                    raise DataError(f"{path}:{lineno}: invalid JSON: {e.msg} (column {e.colno})") from None
+                if not isinstance(record, dict):
+                    _fail(path, lineno, "<line>", f"expected a JSON object, got {type(record).__name__}")
+            except DataError:
+                if not skip_bad_lines:
+                    raise
+                if stats is not None:
+                    stats["skipped"] = stats.get("skipped", 0) + 1
+                continue
+            yield lineno, record
+
+
+def parse_conversation(record, path, lineno):
+    """Validate `conversations` and split off the tools: returns (messages, tools or None)."""
+    conversations = record.get("conversations")
+    if not isinstance(conversations, list) or not conversations:
+        _fail(path, lineno, "conversations", "missing or not a non-empty list")
+    messages = []
+    tools = None
+    for i, message in enumerate(conversations):
+        where = f"conversations[{i}]"
+        if not isinstance(message, dict):
+            _fail(path, lineno, where, "expected an object")
+        role = message.get("role")
+        if role not in VALID_ROLES:
+            _fail(path, lineno, f"{where}.role", f"unknown role {role!r}")
+        content = message.get("content")
+        if content is not None and not isinstance(content, str):
+            _fail(path, lineno, f"{where}.content", "expected a string")
+        message = dict(message)
+        if role == "system" and "tools" in message:
+            raw = message.pop("tools")
+            if isinstance(raw, str):
+                try:
+                    raw = json.loads(raw) if raw.strip() else []
+                except json.JSONDecodeError as e:
+                    _fail(path, lineno, f"{where}.tools", f"not valid JSON: {e.msg}")
+            if not isinstance(raw, list):
+                _fail(path, lineno, f"{where}.tools", "expected a list of tool schemas or a JSON string of one")
+            tools = raw
+        if role == "assistant" and message.get("tool_calls") is not None:
+            if not isinstance(message["tool_calls"], list):
+                _fail(path, lineno, f"{where}.tool_calls", "expected a list")
+        messages.append(message)
+    return messages, tools
+
+
+# ----------------------------------------------------------------------------------------------------------
+# chat template helpers shared by the trainers
+
+
+def render(tokenizer, messages, tools=None, add_generation_prompt=False, open_thinking=False) -> str:
+    return tokenizer.apply_chat_template(
+        messages, tools=tools or None, tokenize=False,
+        add_generation_prompt=add_generation_prompt, open_thinking=open_thinking,
+    )
+
+
+def encode(tokenizer, text: str) -> list:
+    return tokenizer(text, add_special_tokens=False)["input_ids"]
+
+
+def encode_sft_conversation(tokenizer, messages, tools=None):
+    """Token ids and labels for one conversation: labels = ids on assistant turns (each through its <|im_end|>),
+    -100 elsewhere. The text is cut at turn edges (always after a newline or a tag) and each piece tokenized
+    alone, which the tokenizer guarantees gives the same ids as tokenizing the whole text.
+
+    A turn with reasoning_content is learned after "<think>\\n" (the model writes its reasoning); a turn without
+    is learned after the pre-filled empty think block, as at inference.
+    """
+    full = render(tokenizer, messages, tools)
+    spans = []  # (start, end) character spans the model must learn
+    for i, message in enumerate(messages):
+        if message["role"] != "assistant":
+            continue
+        thinking = bool(message.get("reasoning_content"))
+        prompt = render(tokenizer, messages[:i], tools, add_generation_prompt=True, open_thinking=thinking)
+        upto = render(tokenizer, messages[:i + 1], tools)
+        if not full.startswith(prompt) or not upto.endswith("<|im_end|>\n"):
+            raise ValueError(f"chat template is not prefix-stable at message {i}")
+        spans.append((len(prompt), len(upto) - 1))  # keep <|im_end|>, drop the newline after it
+    ids, labels, pos = [], [], 0
+    for start, end in spans:
+        context = encode(tokenizer, full[pos:start])
+        answer = encode(tokenizer, full[start:end])
+        ids += context + answer
+        labels += [-100] * len(context) + answer
+        pos = end
+    tail = encode(tokenizer, full[pos:])
+    ids += tail
+    labels += [-100] * len(tail)
+    return ids, labels
+
+
+class SFTDataset(Dataset):
+    """Conversations -> (input_ids, labels), tokenized once at load time."""
+
+    def __init__(self, path, tokenizer, max_length=1024, skip_bad_lines=False):
+        self.samples = []
+        self.stats = {"skipped": 0, "truncated": 0}
+        for lineno, record in read_jsonl(path, skip_bad_lines, self.stats):
+            try:
+                messages, tools = parse_conversation(record, path, lineno)
+                if not any(m["role"] == "assistant" for m in messages):
+                    _fail(path, lineno, "conversations", "no assistant message to learn from")
+            except DataError:
+                if not skip_bad_lines:
+                    raise
+                self.stats["skipped"] += 1
+                continue
+            ids, labels = encode_sft_conversation(tokenizer, messages, tools)
+            if len(ids) > max_length:
+                self.stats["truncated"] += 1
+                ids, labels = ids[:max_length], labels[:max_length]
+            self.samples.append((ids, labels))
+
+    def __len__(self):
+        return len(self.samples)
+
+    def __getitem__(self, i):
+        return self.samples[i]
+
+    def lengths(self):
+        return [len(ids) for ids, _ in self.samples]
+
+
+def sft_collate(batch, pad_id=0):
+    """Right-pad a batch: (input_ids, labels) lists -> (B, T) tensors; padding labels are -100.
+
+    Right padding needs no attention mask for a causal model: real tokens never look right.
+    """
+    T = max(len(ids) for ids, _ in batch)
+    input_ids = torch.full((len(batch), T), pad_id, dtype=torch.long)
+    labels = torch.full((len(batch), T), -100, dtype=torch.long)
+    for i, (ids, lab) in enumerate(batch):
+        input_ids[i, :len(ids)] = torch.tensor(ids)
+        labels[i, :len(lab)] = torch.tensor(lab)
+    return input_ids, labels
+
+
+class LengthGroupedSampler(Sampler):
+    """Batches of similar length (little padding), in random order; deterministic for a given seed and epoch.
+
+    Indices are shuffled, cut into windows of `window` batches, sorted by length inside each window, split into
+    batches, and the batches shuffled.
+    """
+
+    def __init__(self, lengths, batch_size, seed=0, window=64):
+        self.lengths = lengths
+        self.batch_size = batch_size
+        self.seed = seed
+        self.window = window
+        self.epoch = 0
+
+    def set_epoch(self, epoch):
+        self.epoch = epoch
+
+    def batches(self):
+        rng = random.Random(self.seed * 1000003 + self.epoch)
+        order = list(range(len(self.lengths)))
+        rng.shuffle(order)
+        span = self.batch_size * self.window
+        batches = []
+        for w in range(0, len(order), span):
+            chunk = sorted(order[w:w + span], key=lambda i: self.lengths[i])
+            batches += [chunk[b:b + self.batch_size] for b in range(0, len(chunk), self.batch_size)]
+        rng.shuffle(batches)
+        return batches
+
+    def __iter__(self):
+        return iter(self.batches())
+
+    def __len__(self):
+        return -(-len(self.lengths) // self.batch_size)
+
+
+class AgentRLDataset(Dataset):
+    """RL prompts: each item is {"messages": conversations[:-1], "tools": [...], "gt": [...], ...}.
+
+    The last conversation turn is the reference assistant answer; it is dropped, because the policy has to find
+    its own answer by rollout. `category` and `expect_tools` (the tool names a correct solution calls, [] when
+    no tool is needed) are passed through when present; they feed the reward guards and the metrics.
+    `known_tools`, when given, rejects tool schemas the tool world cannot execute.
+    """
+
+    def __init__(self, path, known_tools=None, skip_bad_lines=False):
+        self.items = []
+        self.stats = {"skipped": 0}
+        for lineno, record in read_jsonl(path, skip_bad_lines, self.stats):
+            try:
+                self.items.append(self._parse(record, path, lineno, known_tools))
+            except DataError:
+                if not skip_bad_lines:
+                    raise
+                self.stats["skipped"] += 1
+
+    @staticmethod
+    def _parse(record, path, lineno, known_tools):
+        messages, tools = parse_conversation(record, path, lineno)
+        if len(messages) < 2 or messages[-1]["role"] != "assistant":
+            _fail(path, lineno, "conversations", "must end with the reference assistant turn")
+        if not any(m["role"] == "user" for m in messages[:-1]):
+            _fail(path, lineno, "conversations", "no user turn")
+        gt = record.get("gt")
+        if not isinstance(gt, list) or not all(isinstance(g, str) for g in gt):
+            _fail(path, lineno, "gt", "missing or not a list of strings")
+        tools = tools or []
+        for j, tool in enumerate(tools):
+            name = tool.get("function", {}).get("name") if isinstance(tool, dict) else None
+            if not isinstance(name, str):
+                _fail(path, lineno, f"tools[{j}]", "not an OpenAI function schema with a name")
+            if known_tools is not None and name not in known_tools:
+                _fail(path, lineno, f"tools[{j}]", f"unknown tool {name!r}")
+        expect_tools = record.get("expect_tools")
+        if expect_tools is not None and not (
+                isinstance(expect_tools, list) and all(isinstance(t, str) for t in expect_tools)):
+            _fail(path, lineno, "expect_tools", "expected a list of tool names")
+        return {
+            "messages": messages[:-1],
+            "tools": tools,
+            "gt": gt,
+            "category": record.get("category", "default"),
+            "expect_tools": expect_tools,
+        }
+
+    def __len__(self):
+        return len(self.items)
+
+    def __getitem__(self, i):
+        return self.items[i]
+
+
+def agent_collate(batch):
+    """Keep RL items as plain lists (no tensors until the rollout)."""
+    return {key: [item[key] for item in batch] for key in batch[0]}

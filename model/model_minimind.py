@@ -1,0 +1,435 @@
+"""
+MiniMind: a small decoder-only causal LM in the Llama/Qwen3 family.
+
+    pre-norm RMSNorm -> grouped-query attention (QK-norm, RoPE theta 1e6) -> SwiGLU MLP (or a mixture of experts)
+
+It is a transformers `PreTrainedModel` + `GenerationMixin`, so `model.generate()` (greedy, sampling, KV cache)
+and `save_pretrained` / `AutoModelForCausalLM.from_pretrained` work, and it also loads the MiniMind-style
+`out/{weight}_{hidden_size}[_moe].pth` state dicts (see `load_minimind`).
+
+Left-padded batches are handled on the fast path: positions come from the attention mask, and
+`scaled_dot_product_attention` gets a boolean mask, so a padded row gives the same logits as the row alone.
+
+Quick check:
+    python -c "from model.model_minimind import *; m = MiniMindForCausalLM(MiniMindConfig()); print(m)"
+"""
+import math
+import os
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+from transformers import AutoConfig, AutoModelForCausalLM, GenerationMixin, PretrainedConfig, PreTrainedModel
+from transformers.cache_utils import Cache, DynamicCache
+from transformers.utils import ModelOutput
+
+# Size presets. "cpu" is the default every script uses when no size flag is given; it was sized so that the
+# cold-start SFT reaches its validation plateau in about 15 minutes on a 2-core CPU (see README).
+# "upstream" is the MiniMind size for GPU users.
+MODEL_PRESETS = {
+    "cpu": dict(hidden_size=256, num_hidden_layers=6),
+    "upstream": dict(hidden_size=768, num_hidden_layers=8),
+}
+DEFAULT_HIDDEN_SIZE = MODEL_PRESETS["cpu"]["hidden_size"]
+DEFAULT_NUM_LAYERS = MODEL_PRESETS["cpu"]["num_hidden_layers"]
+
+
+class MiniMindConfig(PretrainedConfig):
+    model_type = "minimind"
+
+    vocab_size: int = 6400  # byte-level BPE trained by trainer/train_tokenizer.py
+    hidden_size: int = DEFAULT_HIDDEN_SIZE  # width of the residual stream
+    num_hidden_layers: int = DEFAULT_NUM_LAYERS  # transformer blocks
+    num_attention_heads: int = 8  # query heads
+    num_key_value_heads: int = 4  # key/value heads (grouped-query attention); must divide the query heads
+    head_dim: int | None = None  # defaults to hidden_size // num_attention_heads
+    intermediate_size: int | None = None  # SwiGLU width; defaults to 8/3 * hidden, rounded up to 64
+    hidden_act: str = "silu"
+    max_position_embeddings: int = 4096  # longest sequence the model is meant to see
+    rope_theta: float = 1e6  # RoPE base frequency
+    rms_norm_eps: float = 1e-6
+    dropout: float = 0.0  # residual and attention dropout (training only)
+    initializer_range: float = 0.02  # std of the normal init of linear and embedding weights
+    tie_word_embeddings: bool = True  # lm_head shares the embedding matrix
+    use_cache: bool = True
+    # --- mixture of experts (off by default) ---
+    use_moe: bool = False
+    num_experts: int = 4  # routed experts per layer
+    num_experts_per_tok: int = 2  # experts each token is sent to
+    n_shared_experts: int = 1  # experts every token always uses
+    norm_topk_prob: bool = True  # renormalise the top-k router weights to sum to 1
+    router_aux_loss_coef: float = 0.01  # weight of the load-balancing loss returned as `aux_loss`
+    # --- special tokens (fixed by the tokenizer) ---
+    pad_token_id: int | None = 0  # <|endoftext|>
+    bos_token_id: int | None = 1  # <|im_start|>
+    eos_token_id: int | list[int] | None = 2  # <|im_end|>
+
+    def __post_init__(self, **kwargs):
+        if self.head_dim is None:
+            self.head_dim = self.hidden_size // self.num_attention_heads
+        if self.intermediate_size is None:
+            self.intermediate_size = 64 * math.ceil(self.hidden_size * 8 / 3 / 64)
+        if self.num_attention_heads % self.num_key_value_heads != 0:
+            raise ValueError(
+                f"num_attention_heads ({self.num_attention_heads}) must be a multiple of "
+                f"num_key_value_heads ({self.num_key_value_heads})"
+            )
+        if self.use_moe and not 0 < self.num_experts_per_tok <= self.num_experts:
+            raise ValueError(
+                f"num_experts_per_tok ({self.num_experts_per_tok}) must be in 1..num_experts ({self.num_experts})"
+            )
+        super().__post_init__(**kwargs)
+
+
+# ----------------------------------------------------------------------------------------------------------
+# building blocks
+
+
+class RMSNorm(nn.Module):
+    def __init__(self, dim: int, eps: float):
+        super().__init__()
+        self.eps = eps
+        self.weight = nn.Parameter(torch.ones(dim))
+
+    def forward(self, x):
+        # normalise in fp32 for stability, return in the input dtype
+        x32 = x.float()
+        x32 = x32 * torch.rsqrt(x32.pow(2).mean(-1, keepdim=True) + self.eps)
+        return (x32 * self.weight.float()).to(x.dtype)
+
+
+def rope_cos_sin(position_ids, head_dim: int, theta: float):
+    """cos/sin tables for the given positions: (B, T) -> two (B, T, head_dim) tensors.
+
+    Computed on the fly (it is tiny next to the matmuls), so there are no buffers to rebuild after loading.
+    """
+    inv_freq = 1.0 / (theta ** (torch.arange(0, head_dim, 2, device=position_ids.device).float() / head_dim))
+    freqs = position_ids.float()[..., None] * inv_freq  # (B, T, head_dim/2)
+    emb = torch.cat([freqs, freqs], dim=-1)  # (B, T, head_dim)
+    return emb.cos(), emb.sin()
+
+
+def apply_rope(x, cos, sin):
+    """x: (B, H, T, hd); cos/sin: (B, T, hd). Rotates the two halves of each head (Llama convention)."""
+    cos = cos.unsqueeze(1).to(x.dtype)
+    sin = sin.unsqueeze(1).to(x.dtype)
+    half = x.shape[-1] // 2
+    rotated = torch.cat([-x[..., half:], x[..., :half]], dim=-1)
+    return x * cos + rotated * sin
+
+
+class Attention(nn.Module):
+    def __init__(self, config: MiniMindConfig, layer_idx: int):
+        super().__init__()
+        self.layer_idx = layer_idx
+        self.n_heads = config.num_attention_heads
+        self.n_kv_heads = config.num_key_value_heads
+        self.head_dim = config.head_dim
+        self.dropout = config.dropout
+        self.q_proj = nn.Linear(config.hidden_size, self.n_heads * self.head_dim, bias=False)
+        self.k_proj = nn.Linear(config.hidden_size, self.n_kv_heads * self.head_dim, bias=False)
+        self.v_proj = nn.Linear(config.hidden_size, self.n_kv_heads * self.head_dim, bias=False)
+        self.o_proj = nn.Linear(self.n_heads * self.head_dim, config.hidden_size, bias=False)
+        # QK-norm (Qwen3): RMSNorm over each head's query and key before RoPE keeps attention logits bounded
+        self.q_norm = RMSNorm(self.head_dim, config.rms_norm_eps)
+        self.k_norm = RMSNorm(self.head_dim, config.rms_norm_eps)
+
+    def forward(self, x, cos, sin, attn_mask, cache: Cache | None):
+        B, T, _ = x.shape
+        q = self.q_norm(self.q_proj(x).view(B, T, self.n_heads, self.head_dim)).transpose(1, 2)  # (B, H, T, hd)
+        k = self.k_norm(self.k_proj(x).view(B, T, self.n_kv_heads, self.head_dim)).transpose(1, 2)  # (B, Hkv, T, hd)
+        v = self.v_proj(x).view(B, T, self.n_kv_heads, self.head_dim).transpose(1, 2)  # (B, Hkv, T, hd)
+        q = apply_rope(q, cos, sin)
+        k = apply_rope(k, cos, sin)
+        if cache is not None:
+            k, v = cache.update(k, v, self.layer_idx)  # (B, Hkv, S, hd), S = past + T
+        if self.n_kv_heads != self.n_heads:
+            # expanding K/V keeps SDPA on its fused CPU kernel (enable_gqa falls back to the math path)
+            rep = self.n_heads // self.n_kv_heads
+            k = k.repeat_interleave(rep, dim=1)
+            v = v.repeat_interleave(rep, dim=1)
+        # attn_mask None means plain causal attention with no padding and no cache offset
+        y = F.scaled_dot_product_attention(
+            q, k, v,
+            attn_mask=attn_mask,
+            is_causal=attn_mask is None and T > 1,
+            dropout_p=self.dropout if self.training else 0.0,
+        )  # (B, H, T, hd)
+        y = y.transpose(1, 2).reshape(B, T, self.n_heads * self.head_dim)
+        return self.o_proj(y)
+
+
+class FeedForward(nn.Module):
+    """SwiGLU: down(silu(gate(x)) * up(x))."""
+
+    def __init__(self, hidden_size: int, intermediate_size: int):
+        super().__init__()
+        self.gate_proj = nn.Linear(hidden_size, intermediate_size, bias=False)
+        self.up_proj = nn.Linear(hidden_size, intermediate_size, bias=False)
+        self.down_proj = nn.Linear(intermediate_size, hidden_size, bias=False)
+
+    def forward(self, x):
+        return self.down_proj(F.silu(self.gate_proj(x)) * self.up_proj(x))
+
+
+class MoEFeedForward(nn.Module):
+    """Top-k routed experts plus always-on shared experts, with a Switch-style load-balancing loss."""
+
+    def __init__(self, config: MiniMindConfig):
+        super().__init__()
+        self.top_k = config.num_experts_per_tok
+        self.num_experts = config.num_experts
+        self.norm_topk_prob = config.norm_topk_prob
+        self.gate = nn.Linear(config.hidden_size, config.num_experts, bias=False)
+        self.experts = nn.ModuleList(
+            [FeedForward(config.hidden_size, config.intermediate_size) for _ in range(config.num_experts)]
+        )
+        self.shared_experts = nn.ModuleList(
+            [FeedForward(config.hidden_size, config.intermediate_size) for _ in range(config.n_shared_experts)]
+        )
+
+    def forward(self, x):
+        B, T, C = x.shape
+        flat = x.reshape(-1, C)  # (N, C), N = B*T
+        probs = F.softmax(self.gate(flat).float(), dim=-1)  # (N, E)
+        topk_w, topk_idx = probs.topk(self.top_k, dim=-1)  # (N, k)
+        if self.norm_topk_prob:
+            topk_w = topk_w / topk_w.sum(-1, keepdim=True)
+        out = torch.zeros_like(flat)
+        for e, expert in enumerate(self.experts):
+            token_idx, slot = (topk_idx == e).nonzero(as_tuple=True)
+            if token_idx.numel() == 0:
+                continue
+            w = topk_w[token_idx, slot].unsqueeze(-1).to(flat.dtype)
+            out.index_add_(0, token_idx, (expert(flat[token_idx]) * w).to(out.dtype))
+        for expert in self.shared_experts:
+            out = out + expert(flat)
+        # load balance: E * sum_e(fraction of routed slots to e * mean router prob of e); 1.0 when uniform
+        fraction = F.one_hot(topk_idx, self.num_experts).float().sum(1).mean(0) / self.top_k  # (E,)
+        aux_loss = self.num_experts * (fraction * probs.mean(0)).sum()
+        return out.view(B, T, C), aux_loss
+
+
+class MiniMindBlock(nn.Module):
+    def __init__(self, config: MiniMindConfig, layer_idx: int):
+        super().__init__()
+        self.input_layernorm = RMSNorm(config.hidden_size, config.rms_norm_eps)
+        self.self_attn = Attention(config, layer_idx)
+        self.post_attention_layernorm = RMSNorm(config.hidden_size, config.rms_norm_eps)
+        self.use_moe = config.use_moe
+        if config.use_moe:
+            self.mlp = MoEFeedForward(config)
+        else:
+            self.mlp = FeedForward(config.hidden_size, config.intermediate_size)
+        self.resid_dropout = nn.Dropout(config.dropout)
+
+    def forward(self, x, cos, sin, attn_mask, cache):
+        x = x + self.resid_dropout(self.self_attn(self.input_layernorm(x), cos, sin, attn_mask, cache))
+        h = self.post_attention_layernorm(x)
+        if self.use_moe:
+            h, aux_loss = self.mlp(h)
+        else:
+            h, aux_loss = self.mlp(h), None
+        return x + self.resid_dropout(h), aux_loss
+
+
+# ----------------------------------------------------------------------------------------------------------
+# masks and positions
+
+
+def build_attention_mask(attention_mask, past_len: int, q_len: int, device):
+    """Boolean SDPA mask (B, 1, T, S), True = may attend; None when plain causal attention is exact.
+
+    attention_mask: (B, S) with 1 on real tokens and 0 on padding, S = past_len + q_len (the generate()
+    convention: it covers the cached tokens too). Each query also sees itself, so a padding query never has an
+    all-False row (which would make SDPA return NaN); its output is never used.
+    """
+    if attention_mask is None or bool(attention_mask.all()):
+        if past_len == 0 or q_len == 1:
+            return None  # is_causal=True for the prompt; a single new token may see everything cached
+        attention_mask = torch.ones(1, past_len + q_len, dtype=torch.bool, device=device)
+    S = past_len + q_len
+    if attention_mask.shape[-1] != S:
+        raise ValueError(f"attention_mask covers {attention_mask.shape[-1]} positions, expected {S}")
+    q_pos = torch.arange(past_len, S, device=device)[:, None]  # (T, 1)
+    k_pos = torch.arange(S, device=device)[None, :]  # (1, S)
+    causal = k_pos <= q_pos  # (T, S)
+    mask = causal[None] & attention_mask.bool()[:, None, :]  # (B, T, S)
+    mask = mask | (k_pos == q_pos)[None]
+    return mask[:, None]  # (B, 1, T, S)
+
+
+def positions_from_mask(attention_mask, past_len: int, q_len: int, device):
+    """Position ids (B, T) that skip left padding, so a padded row sees the same positions as alone."""
+    if attention_mask is None:
+        return torch.arange(past_len, past_len + q_len, device=device)[None]
+    pos = attention_mask.long().cumsum(-1) - 1
+    return pos.clamp(min=0)[:, past_len:past_len + q_len]
+
+
+# ----------------------------------------------------------------------------------------------------------
+# the model
+
+
+@dataclass
+class MiniMindCausalLMOutput(ModelOutput):
+    loss: torch.Tensor | None = None
+    aux_loss: torch.Tensor | None = None
+    logits: torch.Tensor | None = None
+    # the KV cache; transformers also exposes it as `.past_key_values`
+    cache: Cache | None = None
+
+
+class MiniMindPreTrainedModel(PreTrainedModel):
+    config_class = MiniMindConfig
+    base_model_prefix = "model"
+    _no_split_modules = ["MiniMindBlock"]
+    supports_gradient_checkpointing = False
+
+    def _init_weights(self, module):
+        std = self.config.initializer_range
+        if isinstance(module, nn.Linear):
+            nn.init.normal_(module.weight, mean=0.0, std=std)
+            if module.bias is not None:
+                nn.init.zeros_(module.bias)
+        elif isinstance(module, nn.Embedding):
+            nn.init.normal_(module.weight, mean=0.0, std=std)
+        elif isinstance(module, RMSNorm):
+            nn.init.ones_(module.weight)
+
+
+class MiniMindModel(MiniMindPreTrainedModel):
+    def __init__(self, config: MiniMindConfig):
+        super().__init__(config)
+        self.embed_tokens = nn.Embedding(config.vocab_size, config.hidden_size)
+        self.dropout = nn.Dropout(config.dropout)
+        self.layers = nn.ModuleList([MiniMindBlock(config, i) for i in range(config.num_hidden_layers)])
+        self.norm = RMSNorm(config.hidden_size, config.rms_norm_eps)
+        self.post_init()
+
+    def forward(self, input_ids, attention_mask=None, position_ids=None, cache=None):
+        B, T = input_ids.shape
+        past_len = cache.get_seq_length() if cache is not None else 0
+        if position_ids is None:
+            position_ids = positions_from_mask(attention_mask, past_len, T, input_ids.device)
+        attn_mask = build_attention_mask(attention_mask, past_len, T, input_ids.device)
+        cos, sin = rope_cos_sin(position_ids, self.config.head_dim, self.config.rope_theta)
+        x = self.dropout(self.embed_tokens(input_ids))  # (B, T, C)
+        aux_losses = []
+        for layer in self.layers:
+            x, aux = layer(x, cos, sin, attn_mask, cache)
+            if aux is not None:
+                aux_losses.append(aux)
+        aux_loss = torch.stack(aux_losses).sum() if aux_losses else None
+        return self.norm(x), aux_loss
+
+
+class MiniMindForCausalLM(MiniMindPreTrainedModel, GenerationMixin):
+    _tied_weights_keys = {"lm_head.weight": "model.embed_tokens.weight"}
+
+    def __init__(self, config: MiniMindConfig | None = None):
+        config = config or MiniMindConfig()
+        super().__init__(config)
+        self.model = MiniMindModel(config)
+        self.lm_head = nn.Linear(config.hidden_size, config.vocab_size, bias=False)
+        self.post_init()
+
+    def get_input_embeddings(self):
+        return self.model.embed_tokens
+
+    def set_input_embeddings(self, value):
+        self.model.embed_tokens = value
+
+    def forward(
+        self,
+        input_ids: torch.LongTensor,
+        attention_mask: torch.Tensor | None = None,
+        past_key_values: Cache | None = None,
+        use_cache: bool = False,
+        logits_to_keep: int | torch.Tensor = 0,
+        labels: torch.LongTensor | None = None,
+        position_ids: torch.LongTensor | None = None,
+        cache: Cache | None = None,
+        return_logits: bool = True,
+        **kwargs,
+    ) -> MiniMindCausalLMOutput:
+        """
+        input_ids: (B, T). attention_mask: (B, past + T), 1 = token, 0 = padding (left padding is fine).
+        past_key_values / cache: a transformers `Cache` (both names accepted); created when use_cache is set.
+        logits_to_keep: 0 = logits for every position, k = only the last k, or a tensor of positions.
+        labels: (B, T) token ids, -100 = ignore; shifted inside, so labels = input_ids trains next-token.
+        return_logits: False skips the full (B, T, vocab) logits when only the loss is wanted; the loss then
+            runs the LM head on the labelled positions alone (in SFT most positions are prompt, not labels).
+        Returns loss (LM loss + router aux loss for MoE), aux_loss, logits (B, T', vocab) and the cache.
+        """
+        cache = cache if cache is not None else past_key_values
+        if use_cache and cache is None:
+            cache = DynamicCache()
+        hidden, aux_loss = self.model(input_ids, attention_mask, position_ids, cache)
+        loss = None
+        if labels is not None:
+            shift_labels = labels[:, 1:].to(hidden.device)  # position t predicts token t+1
+            keep = shift_labels != -100  # (B, T-1)
+            picked = self.lm_head(hidden[:, :-1][keep]).float()  # (n_labels, V)
+            loss = F.cross_entropy(picked, shift_labels[keep], reduction="sum") / keep.sum().clamp(min=1)
+            if aux_loss is not None:
+                loss = loss + self.config.router_aux_loss_coef * aux_loss
+        logits = None
+        if return_logits:
+            if isinstance(logits_to_keep, int):
+                hidden = hidden[:, -logits_to_keep:] if logits_to_keep > 0 else hidden
+            else:
+                hidden = hidden[:, logits_to_keep]
+            logits = self.lm_head(hidden)  # (B, T', V)
+        return MiniMindCausalLMOutput(
+            loss=loss,
+            aux_loss=aux_loss,
+            logits=logits,
+            cache=cache if use_cache else None,
+        )
+
+
+AutoConfig.register("minimind", MiniMindConfig)
+AutoModelForCausalLM.register(MiniMindConfig, MiniMindForCausalLM)
+
+
+# ----------------------------------------------------------------------------------------------------------
+# MiniMind-style checkpoints: out/{weight}_{hidden_size}[_moe].pth
+
+
+def weight_path(save_dir: str, weight: str, hidden_size: int, use_moe: bool) -> str:
+    return os.path.join(save_dir, f"{weight}_{hidden_size}{'_moe' if use_moe else ''}.pth")
+
+
+def save_minimind(model: MiniMindForCausalLM, path: str, dtype=torch.bfloat16):
+    """Write the state dict (half precision by default, like upstream MiniMind) atomically: tmp file + rename."""
+    state = {k: v.detach().to("cpu", dtype) for k, v in model.state_dict().items() if k != "lm_head.weight"}
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    tmp = path + ".tmp"
+    torch.save(state, tmp)
+    os.replace(tmp, path)
+
+
+def load_minimind(path: str, config: MiniMindConfig) -> MiniMindForCausalLM:
+    """Build a model from `config` and load a `.pth` state dict written by `save_minimind` (fp32 in memory)."""
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"no checkpoint at {path}: train one first or pass --save_dir/--weight")
+    model = MiniMindForCausalLM(config)
+    state = torch.load(path, map_location="cpu", weights_only=True)
+    state = {k: v.float() for k, v in state.items()}
+    state.setdefault("lm_head.weight", state["model.embed_tokens.weight"])
+    missing, unexpected = model.load_state_dict(state, strict=False)
+    if missing or unexpected:
+        raise ValueError(
+            f"{path} does not match the config (hidden_size={config.hidden_size}, "
+            f"num_hidden_layers={config.num_hidden_layers}, use_moe={config.use_moe}): "
+            f"missing {missing[:5]}, unexpected {unexpected[:5]}"
+        )
+    model.tie_weights()
+    return model
+
+
+def count_parameters(model: nn.Module) -> int:
+    """Unique parameters (the tied lm_head counted once)."""
+    return sum(p.numel() for p in {id(p): p for p in model.parameters()}.values())

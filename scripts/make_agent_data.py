@@ -1,0 +1,1205 @@
+"""
+Build the tool-use data for MiniMind: SFT conversations, an RL prompt pool and a held-out eval set.
+
+Every tool result in the data comes from execute_tool() in trainer/train_agent.py (the same mock tool world
+the RL trainer runs), and every final answer quotes the ground-truth (GT) strings taken from those results.
+
+Writes (under --out_dir):
+    sft_agent.jsonl       {"conversations": [OpenAI-style messages], "category": ...}
+    sft_agent_val.jsonl   same distribution, no conversation shared with sft_agent.jsonl
+    agent_rl.jsonl        {"conversations": [system, user, reference answer], "gt", "category",
+                           "expect_tools"}
+    eval_toolcall.jsonl   {"prompt", "tools", "gt", "expect_tools", "category"}
+
+Categories:
+    single      one call, then the answer
+    parallel    two calls in one assistant turn, one answer with both results
+    chained     two turns; the second call's arguments use the first result
+    correction  the first call fails, its hint says how to fix it, the model retries
+    error       (SFT only) the tool cannot help; the answer says so politely
+    no_tool     tools are offered but none is needed
+
+Held-out evaluation: eval prompts come from their own template lists (never used for SFT or RL), and every
+number a user types in eval (operands, unit values, money amounts) comes from a hash-defined pool that the
+train data never draws from. The default test prompts 256×37 and 100 km -> miles appear in no file.
+
+Run from the repo root (deterministic: the same seed gives byte-identical files):
+    python scripts/make_agent_data.py
+    python scripts/make_agent_data.py --seed 42 --out_dir dataset --n_sft 6000 --n_sft_val 300 --n_rl 2000
+"""
+import argparse
+import functools
+import hashlib
+import json
+import os
+import random
+import re
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+from trainer.train_agent import (  # noqa: E402
+    DEFAULT_TIMEZONE, EXCHANGE_RATES, LOCATION_HINTS, TIME_DATA, TOOLS, TOOLS_BY_NAME, TRANSLATIONS,
+    UNIT_FACTORS, WEATHER_DATA, exchange_rate, execute_tool,
+)
+
+
+def parse_args():
+    p = argparse.ArgumentParser(description="Build the SFT, RL and eval data for MiniMind tool use.")
+    p.add_argument("--seed", type=int, default=42, help="random seed; the same seed gives identical files")
+    p.add_argument("--out_dir", default=os.path.join(ROOT, "dataset"), help="folder for the .jsonl files")
+    p.add_argument("--n_sft", type=int, default=6000, help="number of SFT training conversations")
+    p.add_argument("--n_sft_val", type=int, default=300, help="number of SFT validation conversations")
+    p.add_argument("--n_rl", type=int, default=2000, help="number of RL prompts")
+    return p.parse_args()
+
+
+# ==========================================================================================================
+# Settings
+# ==========================================================================================================
+
+LANGS = ("zh", "en")
+TOOL_NAMES = [t["function"]["name"] for t in TOOLS]
+THINKING_RATE = 0.15     # share of SFT conversations whose assistant turns carry reasoning_content
+PREFACE_RATE = 0.2       # share of tool-calling turns that say a few words instead of empty content
+EVAL_POOL_SHARE = 6      # one number in six belongs to the eval pool (see is_eval_number) ...
+ALWAYS_TRAIN = 10        # ... except -10..10, too common to hold out
+MATH_BANNED = (256, 37)  # operands of the default test prompt 256×37 (another script has it built in)
+UNIT_BANNED = (100,)     # value of the default test prompt 100 km -> miles
+
+SFT_WEIGHTS = {"single": 45, "parallel": 15, "chained": 12, "correction": 10, "error": 5, "no_tool": 13}
+RL_WEIGHTS = {c: w for c, w in SFT_WEIGHTS.items() if c != "error"}
+EVAL_COUNTS = {"single": 72, "parallel": 20, "chained": 20, "correction": 15}  # no_tool: every eval question
+
+SYSTEM_PROMPTS = [
+    "你是一个有用的AI助手。",
+    "你是 MiniMind,一个乐于助人的智能助手。",
+    "你是一个可以调用工具的AI助手,需要时请使用工具。",
+    "You are a helpful assistant.",
+    "You are MiniMind, a helpful AI assistant.",
+    "You are an AI assistant that can call tools when needed.",
+]
+# what a tool-calling turn may say, by kind of turn: first call, next call of a chain, retry after an error
+PREFACES = {
+    "first": {"zh": ["我来查一下。", "好的,我调用工具看看。", "稍等,我来处理。"],
+              "en": ["Let me check.", "Sure, let me look that up.", "One moment."]},
+    "next": {"zh": ["拿到结果了,再算一步。", "接着调用下一个工具。"],
+             "en": ["Got it, one more step.", "Now the next call."]},
+    "retry": {"zh": ["按提示修改参数再试一次。", "换个参数重试。"],
+              "en": ["Let me retry as the hint says.", "Retrying with fixed arguments."]},
+}
+
+# ==========================================================================================================
+# How users name things (the calls always use the canonical names of the tool world)
+# ==========================================================================================================
+
+# canonical city (as in WEATHER_DATA) -> (Chinese name, English name)
+CITY_NAMES = {
+    "北京": ("北京", "Beijing"), "上海": ("上海", "Shanghai"), "广州": ("广州", "Guangzhou"),
+    "深圳": ("深圳", "Shenzhen"), "杭州": ("杭州", "Hangzhou"), "成都": ("成都", "Chengdu"),
+    "武汉": ("武汉", "Wuhan"), "南京": ("南京", "Nanjing"), "西安": ("西安", "Xi'an"),
+    "重庆": ("重庆", "Chongqing"), "Tokyo": ("东京", "Tokyo"), "New York": ("纽约", "New York"),
+    "London": ("伦敦", "London"), "Paris": ("巴黎", "Paris"), "Sydney": ("悉尼", "Sydney"),
+}
+WEATHER_CITIES = list(WEATHER_DATA)
+assert sorted(CITY_NAMES) == sorted(WEATHER_CITIES), "every weather city needs display names"
+# IANA timezone -> (Chinese place names, English place names)
+TIME_PLACES = {
+    "Asia/Shanghai": (["北京", "上海", "中国"], ["Beijing", "Shanghai", "China"]),
+    "Asia/Tokyo": (["东京", "日本"], ["Tokyo", "Japan"]),
+    "America/New_York": (["纽约"], ["New York"]),
+    "Europe/London": (["伦敦", "英国"], ["London", "the UK"]),
+    "Europe/Paris": (["巴黎", "法国"], ["Paris", "France"]),
+    "Australia/Sydney": (["悉尼"], ["Sydney"]),
+}
+TIMEZONES = list(TIME_DATA)
+assert sorted(TIME_PLACES) == sorted(TIMEZONES), "every timezone needs place names"
+# weather city -> its timezone, for "time and weather in X" questions
+CITY_TIMEZONES = {
+    "北京": "Asia/Shanghai", "上海": "Asia/Shanghai", "Tokyo": "Asia/Tokyo", "New York": "America/New_York",
+    "London": "Europe/London", "Paris": "Europe/Paris", "Sydney": "Australia/Sydney",
+}
+# currency code -> (Chinese name, English name)
+CURRENCY_NAMES = {
+    "USD": ("美元", "US dollar"), "CNY": ("人民币", "Chinese yuan"), "EUR": ("欧元", "euro"),
+    "GBP": ("英镑", "British pound"), "JPY": ("日元", "Japanese yen"), "AUD": ("澳元", "Australian dollar"),
+}
+# every listed pair and its reverse, in a fixed order
+CURRENCY_PAIRS = list(dict.fromkeys([p for a, b in EXCHANGE_RATES for p in ((a, b), (b, a))]))
+assert all(exchange_rate(a, b) is not None for a, b in CURRENCY_PAIRS)
+# canonical unit -> (Chinese words, English words)
+UNIT_NAMES = {
+    "km": (["公里", "千米", "km"], ["km", "kilometers"]),
+    "miles": (["英里"], ["miles"]),
+    "kg": (["公斤", "千克", "kg"], ["kg", "kilograms"]),
+    "pounds": (["磅"], ["pounds", "lbs"]),
+    "meters": (["米"], ["meters"]),
+    "feet": (["英尺"], ["feet"]),
+    "celsius": (["摄氏度"], ["degrees Celsius", "°C"]),
+    "fahrenheit": (["华氏度"], ["degrees Fahrenheit", "°F"]),
+}
+LENGTH_WEIGHT_PAIRS = list(UNIT_FACTORS)
+UNIT_PAIRS = LENGTH_WEIGHT_PAIRS + [("celsius", "fahrenheit"), ("fahrenheit", "celsius")]
+UNIT_RANGES = {"km": (1, 1000), "miles": (1, 600), "kg": (1, 300), "pounds": (1, 600), "meters": (1, 5000),
+               "feet": (1, 9000), "celsius": (-20, 45), "fahrenheit": (-4, 110)}
+LANGUAGE_NAMES = {"english": (["英文", "英语"], ["English"]), "chinese": (["中文"], ["Chinese"])}
+TRANSLATION_ITEMS = list(TRANSLATIONS.items())
+WEEKDAY_ZH = {"Monday": "星期一", "Tuesday": "星期二", "Wednesday": "星期三", "Thursday": "星期四",
+              "Friday": "星期五", "Saturday": "星期六", "Sunday": "星期日"}
+# correction (a): places the weather service does not know but can point to their city
+HINT_PLACES = {"zh": list(LOCATION_HINTS), "en": [p for p in LOCATION_HINTS if p.isascii()]}
+# math operators as users write them
+OP_SYMBOLS = {"+": ["+"], "-": ["-"], "*": ["*", "×"], "/": ["/", "÷"]}
+OP_WORDS = {"zh": {"+": "加", "-": "减", "*": "乘以", "/": "除以"},
+            "en": {"+": " plus ", "-": " minus ", "*": " times ", "/": " divided by "}}
+POWER_WORDS = {"zh": {2: "的平方", 3: "的立方"}, "en": {2: " squared", 3: " cubed"}}
+
+# error category (SFT only): requests the tools cannot serve
+ERROR_CITIES = {"zh": ["天津", "哈尔滨", "拉萨", "厦门", "柏林", "首尔"],
+                "en": ["Berlin", "Moscow", "Seoul", "Dubai", "Toronto", "Madrid"]}
+ERROR_CURRENCIES = {"KRW": ("韩元", "Korean won"), "INR": ("印度卢比", "Indian rupee"),
+                    "CHF": ("瑞士法郎", "Swiss franc"), "THB": ("泰铢", "Thai baht")}
+ERROR_TEXTS = {"zh": [("我明天要去上海出差", "english"), ("这道菜太辣了", "english"),
+                      ("周末一起去爬山吧", "english"), ("Where is the train station", "chinese")],
+               "en": [("Where is the train station", "chinese"), ("The meeting is postponed", "chinese"),
+                      ("I lost my keys", "chinese"), ("这道菜太辣了", "english")]}
+ERROR_TIMEZONES = [("莫斯科", "Moscow", "Europe/Moscow"), ("迪拜", "Dubai", "Asia/Dubai"),
+                   ("首尔", "Seoul", "Asia/Seoul"), ("柏林", "Berlin", "Europe/Berlin")]
+
+# ==========================================================================================================
+# User templates: "train" (SFT and RL) and "eval" (held out) lists never share a phrasing
+# ==========================================================================================================
+
+WEATHER_Q = {
+    "train": {"zh": ["{city}今天天气怎么样?", "{city}现在天气如何?", "帮我查一下{city}的天气。", "{city}现在多少度?",
+                     "我要去{city}出差,那边现在天气怎么样?", "查询{city}天气", "{city}冷不冷?"],
+              "en": ["What's the weather like in {city}?", "How is the weather in {city} right now?",
+                     "Check the weather in {city} for me.", "Is it cold in {city} today?",
+                     "Weather in {city}?", "What's the temperature in {city} now?"]},
+    "eval": {"zh": ["请问{city}那边现在是什么天气?", "{city}这会儿天气好吗?", "想了解一下{city}当前的气温和天气状况。",
+                    "出门前帮我看看{city}的天气吧"],
+             "en": ["Could you tell me the current weather conditions in {city}?",
+                    "Any idea what the weather is doing in {city} at the moment?",
+                    "I'd like to know how warm it is in {city} now.", "Give me {city}'s weather, please."]},
+}
+TIME_Q = {
+    "train": {"zh": ["{place}现在几点?", "{place}现在几点了?", "查一下{place}的当前时间。", "{place}那边现在是什么时间?",
+                     "现在{place}是几点钟?", "{place}时间现在是多少?"],
+              "en": ["What time is it in {place}?", "What's the current time in {place}?",
+                     "Tell me the time in {place}.", "What time is it now in {place}?",
+                     "Current time in {place}?", "Do you know what time it is in {place}?"]},
+    "eval": {"zh": ["请问{place}此刻是几点?", "{place}当地时间是多少?", "帮我看看{place}那边几点了"],
+             "en": ["Could you check the local time in {place}?",
+                    "Any idea what the clock says in {place} right now?",
+                    "I need the current local time for {place}."]},
+}
+TIME_LOCAL_Q = {  # no place: the default timezone
+    "train": {"zh": ["现在几点了?", "现在几点?", "请告诉我现在的时间。", "查一下现在的时间"],
+              "en": ["What time is it now?", "What's the time?", "Tell me the current time."]},
+    "eval": {"zh": ["这会儿几点钟了?", "能告诉我此刻的时间吗?"],
+             "en": ["Do you have the time right now?", "What's the time at the moment?"]},
+}
+EXCHANGE_Q = {
+    "train": {"zh": ["{src}兑{dst}的汇率是多少?", "1{src}等于多少{dst}?", "现在{src}换{dst}的汇率多少?",
+                     "查一下{src}对{dst}的汇率。", "{src}兑换{dst}汇率", "今天{src}兑{dst}是多少?"],
+              "en": ["What's the exchange rate from {src} to {dst}?", "How many {dst} is one {src} worth?",
+                     "{src} to {dst} rate?", "Check the {src}/{dst} exchange rate.",
+                     "What is 1 {src} in {dst}?", "Current exchange rate {src} -> {dst}?"]},
+    "eval": {"zh": ["请问{src}和{dst}之间的汇率现在是多少?", "一{src}现在能兑换多少{dst}?", "帮我看看{src}兑{dst}最新汇率"],
+             "en": ["Could you look up how much one {src} buys in {dst}?",
+                    "I need the {src}-to-{dst} conversion rate.",
+                    "What's {src} trading at against {dst} today?"]},
+}
+UNIT_Q = {
+    "train": {"zh": ["{value}{src}等于多少{dst}?", "把{value}{src}换算成{dst}。", "{value}{src}是多少{dst}?",
+                     "帮我把{value}{src}转换成{dst}", "{value}{src}合多少{dst}?", "{value}{src}换成{dst}是多少?"],
+              "en": ["How many {dst} is {value} {src}?", "Convert {value} {src} to {dst}.",
+                     "What is {value} {src} in {dst}?", "{value} {src} in {dst}?",
+                     "Please convert {value} {src} into {dst}.", "How much is {value} {src} in {dst}?"]},
+    "eval": {"zh": ["请问{value}{src}折合成{dst}是多少?", "我想知道{value}{src}相当于多少{dst}", "{value}{src}用{dst}表示是多少?"],
+             "en": ["I have {value} {src}; what does that come to in {dst}?",
+                    "Could you express {value} {src} in {dst}?",
+                    "Roughly how many {dst} are in {value} {src}?"]},
+}
+MATH_Q = {
+    "train": {"zh": ["{expr}等于多少?", "帮我算一下{expr}", "计算{expr}", "{expr}的结果是多少?", "请算出{expr}",
+                     "{expr}=?"],
+              "en": ["What is {expr}?", "Calculate {expr}.", "Compute {expr} for me.",
+                     "What's {expr} equal to?", "Please work out {expr}.", "{expr} = ?"]},
+    "eval": {"zh": ["麻烦算算{expr}是多少", "{expr}得几?", "请帮我求{expr}的值"],
+             "en": ["Can you figure out {expr}?", "Quick question: what does {expr} come to?",
+                    "I need the value of {expr}."]},
+}
+TRANSLATE_Q = {
+    "train": {"zh": ["把“{text}”翻译成{lang}", "“{text}”用{lang}怎么说?", "请将“{text}”译成{lang}。",
+                     "“{text}”翻译成{lang}是什么?", "帮我翻译一下:{text}(翻成{lang})", "{text} 翻译成{lang}"],
+              "en": ["Translate '{text}' into {lang}.", "How do you say '{text}' in {lang}?",
+                     "What is '{text}' in {lang}?", "Please translate this to {lang}: {text}",
+                     "Can you translate '{text}' to {lang}?", "'{text}' in {lang}, please."]},
+    "eval": {"zh": ["“{text}”这句话译成{lang}该怎么讲?", "麻烦把“{text}”转成{lang}", "我想知道“{text}”的{lang}说法"],
+             "en": ["Could you render '{text}' in {lang} for me?", "What would '{text}' be in {lang}?",
+                    "I need '{text}' translated to {lang}."]},
+}
+
+# --- parallel: two calls in one turn ---
+PAR_WEATHER2_Q = {
+    "train": {"zh": ["{a}和{b}的天气怎么样?", "帮我查一下{a}和{b}现在的天气。", "{a}、{b}今天天气如何?",
+                     "比较一下{a}和{b}的天气"],
+              "en": ["What's the weather in {a} and {b}?", "Check the weather for {a} and {b}.",
+                     "How's the weather in {a} and in {b} right now?",
+                     "Compare the weather in {a} and {b}."]},
+    "eval": {"zh": ["{a}和{b}两地现在天气分别怎样?", "同时帮我看看{a}、{b}的天气情况"],
+             "en": ["Could you pull up the current weather for both {a} and {b}?",
+                    "I'm choosing between {a} and {b}; how's the weather in each?"]},
+}
+PAR_WEATHER_EXCHANGE_Q = {
+    "train": {"zh": ["{city}天气怎么样?另外{src}兑{dst}汇率是多少?", "帮我查下{city}的天气,还有{src}对{dst}的汇率。",
+                     "我要去{city},看看那边的天气和{src}换{dst}的汇率"],
+              "en": ["What's the weather in {city}, and what's the {src} to {dst} rate?",
+                     "Check {city}'s weather and the {src}/{dst} exchange rate.",
+                     "I'm flying to {city}: how's the weather, and how many {dst} is one {src}?"]},
+    "eval": {"zh": ["出发去{city}前想知道两件事:当地天气,以及{src}兑{dst}的汇率"],
+             "en": ["Before my trip to {city}, tell me its weather and the {src}-{dst} exchange rate."]},
+}
+PAR_TIME2_Q = {
+    "train": {"zh": ["{a}和{b}现在各是几点?", "帮我查一下{a}和{b}的当前时间。", "{a}几点了?{b}呢?"],
+              "en": ["What time is it in {a} and {b}?", "Tell me the current time in {a} and in {b}.",
+                     "What's the time in {a}? And in {b}?"]},
+    "eval": {"zh": ["我想同时知道{a}与{b}此刻的时间"],
+             "en": ["Could you give me the local times for {a} and {b}?"]},
+}
+PAR_EXCHANGE2_Q = {
+    "train": {"zh": ["{s1}兑{d1}和{s2}兑{d2}的汇率分别是多少?", "帮我查{s1}对{d1}、{s2}对{d2}的汇率。"],
+              "en": ["What are the {s1} to {d1} and {s2} to {d2} exchange rates?",
+                     "Check two rates for me: {s1}/{d1} and {s2}/{d2}."]},
+    "eval": {"zh": ["请一起报一下{s1}兑{d1}以及{s2}兑{d2}的最新汇率"],
+             "en": ["I need both the {s1}-{d1} rate and the {s2}-{d2} rate."]},
+}
+PAR_WEATHER_TIME_Q = {
+    "train": {"zh": ["{place}现在几点?天气怎么样?", "帮我看看{place}的时间和天气。", "{place}现在的时间和天气是?"],
+              "en": ["What time is it in {place}, and how's the weather there?",
+                     "Check the time and the weather in {place}.", "Time and weather in {place}?"]},
+    "eval": {"zh": ["我朋友在{place},那边此刻几点、天气如何?"],
+             "en": ["My friend is in {place}; what's the local time and the weather there?"]},
+}
+
+# --- chained: the second call uses the first result ---
+CHAIN_FAHRENHEIT_Q = {
+    "train": {"zh": ["{city}现在多少华氏度?", "{city}的气温换算成华氏度是多少?", "用华氏度说说{city}现在的温度",
+                     "{city}现在几华氏度?"],
+              "en": ["What's the temperature in {city} in Fahrenheit?",
+                     "How many degrees Fahrenheit is it in {city} now?",
+                     "Give me {city}'s current temperature in °F.", "{city} temperature in Fahrenheit?"]},
+    "eval": {"zh": ["{city}此刻的温度如果用华氏度表示是多少?", "想知道{city}现在的华氏温度"],
+             "en": ["Convert the current temperature in {city} to Fahrenheit for me.",
+                    "In Fahrenheit, how warm is {city} right now?"]},
+}
+CHAIN_MONEY_Q = {
+    "train": {"zh": ["{amount}{src}能换多少{dst}?", "{amount}{src}等于多少{dst}?", "我有{amount}{src},能兑换成多少{dst}?",
+                     "把{amount}{src}换成{dst}是多少?"],
+              "en": ["How much is {amount} {src} in {dst}?",
+                     "If I exchange {amount} {src}, how many {dst} do I get?",
+                     "Convert {amount} {src} to {dst}.", "What is {amount} {src} worth in {dst}?"]},
+    "eval": {"zh": ["手上有{amount}{src},按现在的汇率折算成{dst}是多少?", "{amount}{src}折合{dst}大概多少钱?"],
+             "en": ["I'm carrying {amount} {src}; what's that in {dst} at today's rate?",
+                    "Roughly how many {dst} would {amount} {src} fetch?"]},
+}
+CHAIN_PRICE_Q = {
+    "train": {"zh": ["一件商品{price}{src},买{n}件一共多少{dst}?", "每张票{price}{src},{n}张合多少{dst}?",
+                     "单价{price}{src},买{n}个要花多少{dst}?"],
+              "en": ["One item costs {price} {src}. How much are {n} of them in {dst}?",
+                     "A ticket is {price} {src}; what do {n} tickets cost in {dst}?",
+                     "I want {n} pieces at {price} {src} each. What's the total in {dst}?"]},
+    "eval": {"zh": ["{n}份午餐,每份{price}{src},总共折合多少{dst}?"],
+             "en": ["{n} books at {price} {src} apiece: how much is that altogether in {dst}?"]},
+}
+CHAIN_TOTAL_Q = {
+    "train": {"zh": ["{n}个{q}{src}加起来是多少{dst}?", "{q}{src}的{n}倍是多少{dst}?", "一共{n}份,每份{q}{src},合计多少{dst}?"],
+              "en": ["What is {n} times {q} {src} in {dst}?",
+                     "{n} pieces of {q} {src} each: how many {dst} in total?",
+                     "Add up {n} lots of {q} {src} and give the total in {dst}."]},
+    "eval": {"zh": ["{q}{src}乘以{n}以后,换算成{dst}是多少?"],
+             "en": ["Take {q} {src}, multiply it by {n}, and express the total in {dst}."]},
+}
+
+# --- correction: the first call fails with a hint ---
+CORR_WEATHER_Q = {
+    "train": {"zh": ["{place}今天天气怎么样?", "{place}现在天气如何?", "查一下{place}的天气", "{place}冷吗?"],
+              "en": ["What's the weather in {place}?", "How's the weather in {place} today?",
+                     "Weather in {place}, please.", "Is it raining in {place}?"]},
+    "eval": {"zh": ["{place}那一带现在天气怎样?", "我在{place},外面天气如何?"],
+             "en": ["I'm staying in {place}; what's it like outside?",
+                    "Could you check the weather around {place}?"]},
+}
+CORR_MATH_Q = {
+    "train": {"zh": ["帮我算一下 {expr}", "{expr} 等于几?", "算算{expr}", "{expr}是多少?"],
+              "en": ["What is {expr}?", "Calculate {expr} please.", "Work out {expr}.", "{expr} equals?"]},
+    "eval": {"zh": ["请问 {expr} 的积是多少?", "{expr} 帮忙算下"],
+             "en": ["Could you multiply this out: {expr}?", "What does {expr} give?"]},
+}
+
+# --- no_tool: (question, answer) for train; questions only for eval (held-out phrasings) ---
+NO_TOOL_TRAIN = {
+    "zh": [("你好", "你好!有什么可以帮你的吗?"),
+           ("你好呀,今天过得怎么样?", "我很好,谢谢关心!有什么需要帮忙的吗?"),
+           ("谢谢你!", "不客气,很高兴能帮到你!"),
+           ("你是谁?", "我是 MiniMind,一个AI助手,可以回答问题,也能调用工具查天气、时间和汇率。"),
+           ("你能做什么?", "我可以聊天、回答问题,还能调用工具查天气、时间、汇率,做计算、单位换算和翻译。"),
+           ("什么是机器学习?", "机器学习是让计算机从数据中自动学习规律的方法,而不是靠人手写规则。"),
+           ("什么是人工智能?", "人工智能是让机器具备感知、推理和学习等能力的技术。"),
+           ("给我讲个笑话吧", "程序员最怕什么?需求又改了!"),
+           ("帮我写一句生日祝福", "祝你生日快乐,天天开心,万事如意!"),
+           ("写一句新年祝福", "祝你新年快乐,身体健康,心想事成!"),
+           ("早上好", "早上好!祝你今天一切顺利。"),
+           ("晚安", "晚安,祝你好梦!"),
+           ("我今天有点累", "辛苦了,记得好好休息,放松一下。"),
+           ("推荐一本书吧", "推荐《三体》,一部很精彩的科幻小说。"),
+           ("什么是Python?", "Python 是一种简单易学、用途广泛的编程语言。"),
+           ("再见", "再见,有需要随时找我!")],
+    "en": [("Hello!", "Hello! How can I help you today?"),
+           ("Hi there, how are you?", "I'm doing well, thanks! What can I do for you?"),
+           ("Thank you so much!", "You're welcome! Happy to help."),
+           ("Who are you?", "I'm MiniMind, an AI assistant. I can answer questions and use tools for "
+                            "weather, time and exchange rates."),
+           ("What can you do?", "I can chat, answer questions, and use tools to check weather, time and "
+                                "exchange rates, do math, convert units and translate."),
+           ("What is machine learning?", "Machine learning lets computers learn patterns from data instead "
+                                         "of following hand-written rules."),
+           ("What is a neural network?", "A neural network is a model made of layers of simple units that "
+                                         "learn from data."),
+           ("Tell me a joke.", "Why did the computer go to the doctor? It had a virus!"),
+           ("Write a one-sentence birthday wish.", "Happy birthday, may your year be full of joy!"),
+           ("Good morning!", "Good morning! I hope you have a great day."),
+           ("Good night!", "Good night, sleep well!"),
+           ("I'm feeling a bit tired today.", "Take it easy and get some rest; you deserve it."),
+           ("Recommend a book to read.", "Try 'The Three-Body Problem', a gripping science fiction novel."),
+           ("What is Python?", "Python is an easy-to-learn, widely used programming language."),
+           ("Goodbye!", "Goodbye! Come back any time.")],
+}
+NO_TOOL_EVAL = {
+    "zh": ["嗨,在吗?", "多谢你的帮忙", "你叫什么名字?", "你都会些什么本领?", "能解释一下什么是深度学习吗?",
+           "给我说个冷笑话", "帮我写一句毕业祝福", "下午好呀", "最近压力好大怎么办?", "推荐一部好看的电影",
+           "什么是区块链?", "用一句话介绍一下你自己", "拜拜啦"],
+    "en": ["Hey, are you there?", "Thanks a lot for your help.", "What's your name?",
+           "What kinds of things are you able to help with?", "Can you explain what deep learning is?",
+           "Tell me something funny.", "Write a short wish for a friend's wedding.", "Good afternoon!",
+           "How can I deal with stress?", "Recommend a good movie.", "What is blockchain?", "See you later!"],
+}
+
+# ==========================================================================================================
+# Answer templates (train style; also used as the RL reference answer)
+# ==========================================================================================================
+
+WEATHER_A = {"zh": ["{city}现在{temperature},{condition},湿度{humidity}。",
+                    "{city}当前天气:{condition},气温{temperature},湿度{humidity}。"],
+             "en": ["It's {temperature} and {condition} in {city} right now, with {humidity} humidity.",
+                    "Current weather in {city}: {condition}, {temperature}, humidity {humidity}."]}
+TIME_A = {"zh": ["{place}现在是{hhmm}({date},{weekday})。", "{place}当前时间:{date} {hhmm},{weekday}。"],
+          "en": ["It's {hhmm} in {place} ({weekday}, {date}).",
+                 "The current time in {place} is {hhmm} on {weekday}, {date}."]}
+TIME_LOCAL_A = {"zh": ["现在是{hhmm}({date},{weekday})。", "现在是北京时间{hhmm},{date} {weekday}。"],
+                "en": ["It's {hhmm} now ({weekday}, {date}).", "It's {hhmm} Beijing time, {weekday} {date}."]}
+EXCHANGE_A = {"zh": ["1{src}可兑换{rate}{dst}。", "{src}兑{dst}的汇率是{rate}。"],
+              "en": ["1 {src} = {rate} {dst}.", "The {src} to {dst} exchange rate is {rate}."]}
+UNIT_A = {"zh": ["{value}{src}约等于{result}{dst}。", "换算结果:{value}{src} = {result}{dst}。"],
+          "en": ["{value} {src} is about {result} {dst}.", "{value} {src} = {result} {dst}."]}
+MATH_A = {"zh": ["{expr} = {result}。", "计算结果是 {result}。", "{expr} 的结果是 {result}。"],
+          "en": ["{expr} = {result}.", "The result is {result}."]}
+TRANSLATE_A = {"zh": ["“{text}”翻译成{language}是:{translation}", "翻译结果:{translation}"],
+               "en": ["In {language}, '{text}' is: {translation}", "Translation: {translation}"]}
+PARALLEL_A = {"zh": ["{f1};{f2}。", "查询结果:{f1};{f2}。"],
+              "en": ["{f1}; {f2}.", "Here is what I found: {f1}; {f2}."]}
+CHAIN_FAHRENHEIT_A = {"zh": ["{city}现在{temperature},换算成华氏度约为{f}°F。", "{city}当前气温{temperature},约合{f}华氏度。"],
+                      "en": ["It's {temperature} in {city}, which is about {f}°F.",
+                             "{city} is at {temperature} right now, roughly {f} degrees Fahrenheit."]}
+CHAIN_MONEY_A = {"zh": ["按汇率{rate}计算,{amount}{src}约可兑换{total}{dst}。",
+                        "{amount}{src}大约是{total}{dst}(汇率{rate})。"],
+                 "en": ["At a rate of {rate}, {amount} {src} is about {total} {dst}.",
+                        "{amount} {src} is roughly {total} {dst} (rate {rate})."]}
+CHAIN_PRICE_A = {"zh": ["按汇率{rate}换算,{n}件一共约{total}{dst}。", "总价约{total}{dst}(汇率{rate})。"],
+                 "en": ["At a rate of {rate}, {n} of them cost about {total} {dst}.",
+                        "In total about {total} {dst} (rate {rate})."]}
+CHAIN_TOTAL_A = {"zh": ["{q}{src}×{n} = {total}{src},约合{result}{dst}。", "一共{total}{src},换算成{dst}约为{result}。"],
+                 "en": ["{n} × {q} {src} = {total} {src}, which is about {result} {dst}.",
+                        "The total is {total} {src}, about {result} {dst}."]}
+CORR_WEATHER_A = {"zh": ["{place}属于{parent},{parent}现在{temperature},{condition},湿度{humidity}。",
+                         "{place}在{parent},{parent}当前天气:{condition},{temperature}。"],
+                  "en": ["{place} is in {parent}: {temperature} and {condition}, humidity {humidity}.",
+                         "{place} is part of {parent}: {condition}, {temperature}."]}
+CORR_MATH_A = {"zh": ["{fixed} = {result}。", "计算结果是 {result}。"],
+               "en": ["{fixed} = {result}.", "The result is {result}."]}
+ERROR_WEATHER_A = {"zh": ["抱歉,暂时查不到{city}的天气,天气服务不支持这个城市。"],
+                   "en": ["Sorry, I couldn't get the weather for {city}; the service doesn't cover it."]}
+ERROR_EXCHANGE_A = {"zh": ["抱歉,查不到{src}兑{dst}的汇率,目前不支持这种货币。"],
+                    "en": ["Sorry, I couldn't get the {src} to {dst} rate; that currency is not supported."]}
+ERROR_TRANSLATE_A = {"zh": ["抱歉,暂时无法翻译“{text}”。"], "en": ["Sorry, I couldn't translate '{text}' right now."]}
+ERROR_TIME_A = {"zh": ["抱歉,查不到{place}的当前时间。"], "en": ["Sorry, I couldn't get the current time in {place}."]}
+
+THINK_ERROR = {"zh": "工具返回了错误,这个信息查不到,应该如实告诉用户。",
+               "en": "The tool returned an error, so I cannot get this information; I should tell the user."}
+THINK_DIRECT = {"zh": "这个问题不需要调用工具,直接回答即可。", "en": "No tool is needed for this; I can answer directly."}
+
+# ==========================================================================================================
+# Records
+# ==========================================================================================================
+
+
+@dataclass
+class ToolCall:
+    name: str
+    args: dict
+    result: dict  # exactly what execute_tool(name, args) returned
+
+
+@dataclass
+class Step:
+    """One assistant turn that calls tools: one call, or several in parallel."""
+    calls: list
+    reasoning: str
+    kind: str = "first"  # "first", "next" (chained) or "retry" (correction); picks the preface
+
+
+@dataclass
+class Sample:
+    category: str
+    lang: str
+    user: str
+    steps: list             # tool-calling turns; empty for no_tool
+    answer: str             # final assistant answer (the RL reference answer)
+    final_reasoning: str
+    gt: list = field(default_factory=list)
+    expect_tools: list = field(default_factory=list)
+    values: list = field(default_factory=list)  # numbers the user typed (eval and train never share one)
+
+
+def is_eval_number(x) -> bool:
+    """A fixed, hash-based split of all numbers: eval draws only these, train draws never do."""
+    if abs(x) <= ALWAYS_TRAIN:
+        return False
+    return int(hashlib.md5(str(x).encode()).hexdigest(), 16) % EVAL_POOL_SHARE == 0
+
+
+@dataclass
+class Ctx:
+    """What every maker needs: the one shared RNG and the split ("train" or "eval") it draws for."""
+    rng: random.Random
+    split: str
+
+    def template(self, table, lang):
+        return self.rng.choice(table[self.split][lang])
+
+    def answer(self, table, lang, **values):
+        text = self.rng.choice(table[lang]).format(**values)
+        return text[0].upper() + text[1:]
+
+    def draw(self, make, banned=()):
+        """Call make() until every number it returns is in this split's pool and none is banned."""
+        want_eval = self.split == "eval"
+        for _ in range(100_000):
+            values = make()
+            if all(is_eval_number(v) == want_eval and v not in banned for v in values):
+                return values
+        raise RuntimeError("no numbers left in the pool; widen the range")
+
+
+# ==========================================================================================================
+# Small helpers
+# ==========================================================================================================
+
+def tr(lang, zh, en):
+    return zh if lang == "zh" else en
+
+
+def call(name, args) -> ToolCall:
+    return ToolCall(name, args, execute_tool(name, args))
+
+
+def gt_of(c: ToolCall) -> list:
+    """The strings a correct answer must quote from this call's result."""
+    r = c.result
+    assert "error" not in r, (c.name, c.args, r)
+    if c.name == "get_current_weather":
+        return [r["temperature"], r["condition"]]
+    if c.name == "get_current_time":
+        return [r["datetime"].split()[1][:5]]  # "2025-03-07 14:30:00" -> "14:30"
+    if c.name == "get_exchange_rate":
+        return [str(r["rate"])]
+    if c.name == "translate_text":
+        return [r["translation"]]
+    return [str(r["result"])]  # calculate_math, unit_converter
+
+
+def time_fields(c: ToolCall, lang) -> dict:
+    date, clock = c.result["datetime"].split()
+    weekday = c.result["weekday"]
+    return {"hhmm": clock[:5], "date": date, "weekday": WEEKDAY_ZH[weekday] if lang == "zh" else weekday}
+
+
+def city_label(ctx, city, lang):
+    zh, en = CITY_NAMES[city]
+    if lang == "zh":
+        return en if ctx.rng.random() < 0.15 else zh  # Chinese users sometimes type the English name
+    return en
+
+
+def place_label(ctx, timezone, lang):
+    return ctx.rng.choice(TIME_PLACES[timezone][0 if lang == "zh" else 1])
+
+
+def currency_label(ctx, code, lang, codes_only_en=False):
+    zh, en = CURRENCY_NAMES.get(code) or ERROR_CURRENCIES[code]
+    if lang == "zh":
+        return code if ctx.rng.random() < 0.15 else zh
+    return code if codes_only_en or ctx.rng.random() < 0.5 else en
+
+
+def unit_label(ctx, unit, lang):
+    return ctx.rng.choice(UNIT_NAMES[unit][0 if lang == "zh" else 1])
+
+
+def language_label(ctx, language, lang):
+    return ctx.rng.choice(LANGUAGE_NAMES[language][0 if lang == "zh" else 1])
+
+
+def unit_value(rng, unit):
+    """An int in the unit's range, or (one time in four) a number with one decimal."""
+    lo, hi = UNIT_RANGES[unit]
+    if rng.random() < 0.25:
+        v = round(rng.uniform(lo, hi), 1)
+        return int(v) if v == int(v) else v
+    return rng.randint(lo, hi)
+
+
+def money_amount(rng):
+    return rng.randint(1, 100) * 10 if rng.random() < 0.5 else rng.randint(2, 2000)
+
+
+# --- reasoning_content for thinking samples ---
+
+def describe_calls(names, lang):
+    if len(names) == 2 and names[0] == names[1]:
+        return tr(lang, f"{names[0]} 两次", f"{names[0]} twice")
+    return tr(lang, " 和 ", " and ").join(names)
+
+
+def think_call(lang, goal, names, then=None):
+    if then:
+        return tr(lang, f"用户想{goal}。先调用 {names[0]},再用它的结果调用 {then}。",
+                  f"The user wants to {goal}. I will call {names[0]} first, then use its result for {then}.")
+    calls = describe_calls(names, lang)
+    return tr(lang, f"用户想{goal},需要调用 {calls}。", f"The user wants to {goal}, so I should call {calls}.")
+
+
+def think_next(lang, got, name):
+    return tr(lang, f"第一步得到 {got},接下来用它调用 {name}。",
+              f"The first call gave {got}; now I use it to call {name}.")
+
+
+def think_retry(lang, hint):
+    return tr(lang, f"调用出错了,提示是:{hint}。按提示修改参数后重试。",
+              f"The call failed with the hint: {hint}. I will fix the arguments and retry.")
+
+
+def think_final(lang, gt):
+    return tr(lang, f"工具返回 {'、'.join(gt)},可以回答了。", f"The tool returned {', '.join(gt)}; I can answer now.")
+
+
+def finish(category, lang, user, steps, answer, gt, values=(), final_reasoning=None):
+    expect = [c.name for s in steps for c in s.calls]
+    reasoning = final_reasoning or think_final(lang, gt)
+    return Sample(category, lang, user, steps, answer, reasoning, list(gt), expect, list(values))
+
+
+def one_turn(category, lang, user, calls, goal, answer, values=()):
+    """One tool-calling turn (a single call or parallel calls), then the answer quoting every result."""
+    gt = [g for c in calls for g in gt_of(c)]
+    step = Step(calls, think_call(lang, goal, [c.name for c in calls]))
+    return finish(category, lang, user, [step], answer, gt, values)
+
+
+# ==========================================================================================================
+# single: one call per tool
+# ==========================================================================================================
+
+def weather_call(ctx, lang, city=None):
+    city = city or ctx.rng.choice(WEATHER_CITIES)
+    return city_label(ctx, city, lang), call("get_current_weather", {"location": city})
+
+
+def time_call(ctx, lang, timezone=None):
+    timezone = timezone or ctx.rng.choice(TIMEZONES)
+    return place_label(ctx, timezone, lang), call("get_current_time", {"timezone": timezone})
+
+
+def exchange_call(ctx, lang, pair=None, codes_only_en=False):
+    src, dst = pair or ctx.rng.choice(CURRENCY_PAIRS)
+    labels = (currency_label(ctx, src, lang, codes_only_en), currency_label(ctx, dst, lang, codes_only_en))
+    return labels, call("get_exchange_rate", {"from_currency": src, "to_currency": dst})
+
+
+def make_weather_single(ctx, lang):
+    label, c = weather_call(ctx, lang)
+    user = ctx.template(WEATHER_Q, lang).format(city=label)
+    answer = ctx.answer(WEATHER_A, lang, **dict(c.result, city=label))
+    goal = tr(lang, f"了解{label}的天气", f"know the weather in {label}")
+    return one_turn("single", lang, user, [c], goal, answer)
+
+
+def make_time_single(ctx, lang):
+    if ctx.rng.random() < 0.25:  # "what time is it?" without a place: no argument or the default timezone
+        c = call("get_current_time", ctx.rng.choice([{}, {"timezone": DEFAULT_TIMEZONE}]))
+        user = ctx.template(TIME_LOCAL_Q, lang)
+        answer = ctx.answer(TIME_LOCAL_A, lang, **time_fields(c, lang))
+        return one_turn("single", lang, user, [c], tr(lang, "知道现在几点", "know the current time"), answer)
+    label, c = time_call(ctx, lang)
+    user = ctx.template(TIME_Q, lang).format(place=label)
+    answer = ctx.answer(TIME_A, lang, place=label, **time_fields(c, lang))
+    goal = tr(lang, f"知道{label}现在几点", f"know the time in {label}")
+    return one_turn("single", lang, user, [c], goal, answer)
+
+
+def make_exchange_single(ctx, lang):
+    (src, dst), c = exchange_call(ctx, lang)
+    user = ctx.template(EXCHANGE_Q, lang).format(src=src, dst=dst)
+    answer = ctx.answer(EXCHANGE_A, lang, src=src, dst=dst, rate=c.result["rate"])
+    goal = tr(lang, f"查{src}兑{dst}的汇率", f"get the {src} to {dst} exchange rate")
+    return one_turn("single", lang, user, [c], goal, answer)
+
+
+def make_unit_single(ctx, lang):
+    src, dst = ctx.rng.choice(UNIT_PAIRS)
+    (value,) = ctx.draw(lambda: (unit_value(ctx.rng, src),), banned=UNIT_BANNED)
+    c = call("unit_converter", {"value": value, "from_unit": src, "to_unit": dst})
+    s, d = unit_label(ctx, src, lang), unit_label(ctx, dst, lang)
+    user = ctx.template(UNIT_Q, lang).format(value=value, src=s, dst=d)
+    answer = ctx.answer(UNIT_A, lang, value=value, src=s, dst=d, result=c.result["result"])
+    goal = tr(lang, f"把{value}{s}换算成{d}", f"convert {value} {s} to {d}")
+    return one_turn("single", lang, user, [c], goal, answer, values=[value])
+
+
+def two_operands(rng, op):
+    if op == "*":
+        return rng.randint(2, 999), rng.randint(2, 99)
+    if op == "/":  # exact integer division: a = b * k
+        b = rng.randint(2, 99)
+        return b * rng.randint(2, 999), b
+    return rng.randint(10, 9999), rng.randint(10, 9999)
+
+
+def math_problem(ctx, lang):
+    """(how the user writes it, the valid expression for the call, the operands the user typed)."""
+    rng = ctx.rng
+    spaced = rng.random() < 0.3
+
+    def show(op):
+        sym = rng.choice(OP_SYMBOLS[op])
+        return f" {sym} " if spaced else sym
+
+    shape = rng.choice(["two", "two", "three", "paren", "power"])
+    if shape == "two":
+        op = rng.choice("+-*/")
+        a, b = ctx.draw(lambda: two_operands(rng, op), banned=MATH_BANNED)
+        text = f"{a}{OP_WORDS[lang][op]}{b}" if rng.random() < 0.3 else f"{a}{show(op)}{b}"
+        return text, f"{a}{op}{b}", [a, b]
+    if shape == "power":  # the exponent (2 or 3) counts as part of the operator, not as an operand
+        (a,) = ctx.draw(lambda: (rng.randint(2, 99),), banned=MATH_BANNED)
+        e = rng.choice([2, 3])
+        text = f"{a}{POWER_WORDS[lang][e]}" if rng.random() < 0.5 else f"{a}^{e}"
+        return text, f"{a}**{e}", [a]
+    a, b, c = ctx.draw(lambda: tuple(rng.randint(2, 200) for _ in range(3)), banned=MATH_BANNED)
+    if shape == "three":
+        o1, o2 = rng.choice("+-*"), rng.choice("+-*")
+        return f"{a}{show(o1)}{b}{show(o2)}{c}", f"{a}{o1}{b}{o2}{c}", [a, b, c]
+    o1 = rng.choice("+-")  # paren: (a ± b) * c
+    return f"({a}{show(o1)}{b}){show('*')}{c}", f"({a}{o1}{b})*{c}", [a, b, c]
+
+
+def make_math_single(ctx, lang):
+    text, expr, operands = math_problem(ctx, lang)
+    c = call("calculate_math", {"expression": expr})
+    user = ctx.template(MATH_Q, lang).format(expr=text)
+    answer = ctx.answer(MATH_A, lang, expr=expr, result=c.result["result"])
+    return one_turn("single", lang, user, [c], tr(lang, f"计算 {expr}", f"calculate {expr}"), answer, operands)
+
+
+def make_translate_single(ctx, lang):
+    (text, target), _ = ctx.rng.choice(TRANSLATION_ITEMS)
+    c = call("translate_text", {"text": text, "target_language": target})
+    lang_label = language_label(ctx, target, lang)
+    user = ctx.template(TRANSLATE_Q, lang).format(text=text, lang=lang_label)
+    translation = c.result["translation"]
+    answer = ctx.answer(TRANSLATE_A, lang, text=text, language=lang_label, translation=translation)
+    goal = tr(lang, f"把“{text}”翻译成{lang_label}", f"translate '{text}' into {lang_label}")
+    return one_turn("single", lang, user, [c], goal, answer)
+
+
+# ==========================================================================================================
+# parallel: two calls in one turn, one answer with both results
+# ==========================================================================================================
+
+def fact(c: ToolCall, lang, label):
+    """One result as a short clause for the combined answer."""
+    r = c.result
+    if c.name == "get_current_weather":
+        return tr(lang, f"{label}{r['temperature']},{r['condition']},湿度{r['humidity']}",
+                  f"{label} is {r['temperature']} and {r['condition']} (humidity {r['humidity']})")
+    if c.name == "get_current_time":
+        return tr(lang, f"{label}现在是{gt_of(c)[0]}", f"the time in {label} is {gt_of(c)[0]}")
+    src, dst = label  # get_exchange_rate
+    return tr(lang, f"1{src}={r['rate']}{dst}", f"1 {src} = {r['rate']} {dst}")
+
+
+def parallel_sample(ctx, lang, table, fill, labelled_calls, goal):
+    calls = [c for c, _ in labelled_calls]
+    f1, f2 = (fact(c, lang, label) for c, label in labelled_calls)
+    user = ctx.template(table, lang).format(**fill)
+    return one_turn("parallel", lang, user, calls, goal, ctx.answer(PARALLEL_A, lang, f1=f1, f2=f2))
+
+
+def make_parallel_weather2(ctx, lang):
+    a, b = ctx.rng.sample(WEATHER_CITIES, 2)
+    (la, ca), (lb, cb) = weather_call(ctx, lang, a), weather_call(ctx, lang, b)
+    goal = tr(lang, f"了解{la}和{lb}的天气", f"know the weather in {la} and {lb}")
+    return parallel_sample(ctx, lang, PAR_WEATHER2_Q, {"a": la, "b": lb}, [(ca, la), (cb, lb)], goal)
+
+
+def make_parallel_weather_exchange(ctx, lang):
+    city, cw = weather_call(ctx, lang)
+    (src, dst), ce = exchange_call(ctx, lang)
+    goal = tr(lang, f"了解{city}的天气,还想知道{src}兑{dst}的汇率",
+              f"know the weather in {city} and the {src} to {dst} rate")
+    fill = {"city": city, "src": src, "dst": dst}
+    return parallel_sample(ctx, lang, PAR_WEATHER_EXCHANGE_Q, fill, [(cw, city), (ce, (src, dst))], goal)
+
+
+def make_parallel_time2(ctx, lang):
+    tz_a, tz_b = ctx.rng.sample(TIMEZONES, 2)
+    (la, ca), (lb, cb) = time_call(ctx, lang, tz_a), time_call(ctx, lang, tz_b)
+    goal = tr(lang, f"知道{la}和{lb}现在几点", f"know the time in {la} and {lb}")
+    return parallel_sample(ctx, lang, PAR_TIME2_Q, {"a": la, "b": lb}, [(ca, la), (cb, lb)], goal)
+
+
+def make_parallel_exchange2(ctx, lang):
+    p1 = ctx.rng.choice(CURRENCY_PAIRS)
+    p2 = ctx.rng.choice([p for p in CURRENCY_PAIRS if p not in (p1, p1[::-1])])
+    (s1, d1), c1 = exchange_call(ctx, lang, p1)
+    (s2, d2), c2 = exchange_call(ctx, lang, p2)
+    goal = tr(lang, f"查{s1}兑{d1}和{s2}兑{d2}的汇率", f"get the {s1}/{d1} and {s2}/{d2} rates")
+    fill = {"s1": s1, "d1": d1, "s2": s2, "d2": d2}
+    return parallel_sample(ctx, lang, PAR_EXCHANGE2_Q, fill, [(c1, (s1, d1)), (c2, (s2, d2))], goal)
+
+
+def make_parallel_weather_time(ctx, lang):
+    city = ctx.rng.choice(list(CITY_TIMEZONES))
+    label, cw = weather_call(ctx, lang, city)
+    ct = call("get_current_time", {"timezone": CITY_TIMEZONES[city]})
+    goal = tr(lang, f"知道{label}的时间和天气", f"know the time and the weather in {label}")
+    return parallel_sample(ctx, lang, PAR_WEATHER_TIME_Q, {"place": label}, [(ct, label), (cw, label)], goal)
+
+
+# ==========================================================================================================
+# chained: the second call's arguments come from the first result
+# ==========================================================================================================
+
+def chain(lang, user, first, second, goal, got, answer, values=()):
+    steps = [Step([first], think_call(lang, goal, [first.name], then=second.name)),
+             Step([second], think_next(lang, got, second.name), "next")]
+    return finish("chained", lang, user, steps, answer, gt_of(second), values)
+
+
+def make_chain_fahrenheit(ctx, lang):
+    """weather -> 28°C -> unit_converter(28, celsius, fahrenheit) -> 82.4"""
+    label, first = weather_call(ctx, lang)
+    temperature = first.result["temperature"]
+    celsius = int(temperature.removesuffix("°C"))
+    second = call("unit_converter", {"value": celsius, "from_unit": "celsius", "to_unit": "fahrenheit"})
+    user = ctx.template(CHAIN_FAHRENHEIT_Q, lang).format(city=label)
+    answer = ctx.answer(CHAIN_FAHRENHEIT_A, lang, city=label, temperature=temperature,
+                        f=second.result["result"])
+    goal = tr(lang, f"知道{label}现在的华氏温度", f"know the temperature in {label} in Fahrenheit")
+    return chain(lang, user, first, second, goal, temperature, answer)
+
+
+def make_chain_money(ctx, lang):
+    """get_exchange_rate(EUR, CNY) -> 7.85 -> calculate_math("500*7.85") -> 3925"""
+    (amount,) = ctx.draw(lambda: (money_amount(ctx.rng),))
+    (src, dst), first = exchange_call(ctx, lang, codes_only_en=True)
+    rate = first.result["rate"]
+    second = call("calculate_math", {"expression": f"{amount}*{rate}"})
+    user = ctx.template(CHAIN_MONEY_Q, lang).format(amount=amount, src=src, dst=dst)
+    answer = ctx.answer(CHAIN_MONEY_A, lang, amount=amount, src=src, dst=dst, rate=rate,
+                        total=second.result["result"])
+    goal = tr(lang, f"知道{amount}{src}能换多少{dst}", f"know what {amount} {src} is in {dst}")
+    return chain(lang, user, first, second, goal, rate, answer, [amount])
+
+
+def make_chain_price(ctx, lang):
+    """get_exchange_rate(USD, CNY) -> 7.21 -> calculate_math("25*4*7.21"): a price times a count, converted"""
+    price, n = ctx.draw(lambda: (ctx.rng.randint(2, 500), ctx.rng.randint(2, 40)))
+    (src, dst), first = exchange_call(ctx, lang, codes_only_en=True)
+    rate = first.result["rate"]
+    second = call("calculate_math", {"expression": f"{price}*{n}*{rate}"})
+    user = ctx.template(CHAIN_PRICE_Q, lang).format(price=price, n=n, src=src, dst=dst)
+    answer = ctx.answer(CHAIN_PRICE_A, lang, n=n, dst=dst, rate=rate, total=second.result["result"])
+    goal = tr(lang, f"知道{n}件单价{price}{src}的东西合多少{dst}", f"know what {n} items at {price} {src} cost in {dst}")
+    return chain(lang, user, first, second, goal, rate, answer, [price, n])
+
+
+def make_chain_total(ctx, lang):
+    """calculate_math("12*8") -> 96 -> unit_converter(96, kg, pounds): add up, then convert"""
+    src, dst = ctx.rng.choice(LENGTH_WEIGHT_PAIRS)
+    q, n = ctx.draw(lambda: (ctx.rng.randint(2, 500), ctx.rng.randint(2, 40)), banned=UNIT_BANNED)
+    first = call("calculate_math", {"expression": f"{q}*{n}"})
+    total = first.result["result"]
+    second = call("unit_converter", {"value": int(total), "from_unit": src, "to_unit": dst})
+    s, d = unit_label(ctx, src, lang), unit_label(ctx, dst, lang)
+    user = ctx.template(CHAIN_TOTAL_Q, lang).format(q=q, n=n, src=s, dst=d)
+    answer = ctx.answer(CHAIN_TOTAL_A, lang, q=q, n=n, src=s, dst=d, total=total,
+                        result=second.result["result"])
+    goal = tr(lang, f"把{n}个{q}{s}加起来换算成{d}", f"convert {n} times {q} {s} to {d}")
+    return chain(lang, user, first, second, goal, total, answer, [q, n])
+
+
+# ==========================================================================================================
+# correction: the first call fails, the hint says how to fix it, the retry succeeds
+# ==========================================================================================================
+
+def correction(lang, user, first, second, goal, answer, values=()):
+    assert "hint" in first.result, first.result
+    steps = [Step([first], think_call(lang, goal, [first.name])),
+             Step([second], think_retry(lang, first.result["hint"]), "retry")]
+    return finish("correction", lang, user, steps, answer, gt_of(second), values)
+
+
+def make_correction_weather(ctx, lang):
+    """weather("浦东") -> hint "浦东 is in 上海; query 上海" -> weather("上海")"""
+    place = ctx.rng.choice(HINT_PLACES[lang])
+    parent = LOCATION_HINTS[place]
+    first = call("get_current_weather", {"location": place})
+    assert first.result.get("hint") == f"{place} is in {parent}; query {parent}", first.result
+    second = call("get_current_weather", {"location": parent})
+    parent_label = CITY_NAMES[parent][0 if lang == "zh" else 1]
+    user = ctx.template(CORR_WEATHER_Q, lang).format(place=place)
+    answer = ctx.answer(CORR_WEATHER_A, lang, **dict(second.result, place=place, parent=parent_label))
+    goal = tr(lang, f"了解{place}的天气", f"know the weather in {place}")
+    return correction(lang, user, first, second, goal, answer)
+
+
+def make_correction_math(ctx, lang):
+    """calculate_math("12x34") -> hint "use * for multiplication" -> calculate_math("12*34")"""
+    a, b = ctx.draw(lambda: (ctx.rng.randint(11, 99), ctx.rng.randint(11, 999)), banned=MATH_BANNED)
+    typed = f"{a}{ctx.rng.choice(['x', 'x', ' x ', 'X'])}{b}"
+    first = call("calculate_math", {"expression": typed})
+    assert first.result.get("hint") == "use * for multiplication", first.result
+    fixed = f"{a}*{b}"
+    second = call("calculate_math", {"expression": fixed})
+    user = ctx.template(CORR_MATH_Q, lang).format(expr=typed)
+    answer = ctx.answer(CORR_MATH_A, lang, fixed=fixed, result=second.result["result"])
+    goal = tr(lang, f"计算 {typed}", f"calculate {typed}")
+    return correction(lang, user, first, second, goal, answer, [a, b])
+
+
+# ==========================================================================================================
+# error (SFT only): the tool returns an error nobody can fix; the answer says so
+# ==========================================================================================================
+
+def failed(lang, user, c, goal, answer):
+    assert "error" in c.result, c.result
+    step = Step([c], think_call(lang, goal, [c.name]))
+    return finish("error", lang, user, [step], answer, [], final_reasoning=THINK_ERROR[lang])
+
+
+def make_error_weather(ctx, lang):
+    city = ctx.rng.choice(ERROR_CITIES[lang])
+    c = call("get_current_weather", {"location": city})
+    user = ctx.template(WEATHER_Q, lang).format(city=city)
+    answer = ctx.answer(ERROR_WEATHER_A, lang, city=city)
+    return failed(lang, user, c, tr(lang, f"了解{city}的天气", f"know the weather in {city}"), answer)
+
+
+def make_error_exchange(ctx, lang):
+    bad = ctx.rng.choice(list(ERROR_CURRENCIES))
+    pair = (bad, ctx.rng.choice(["CNY", "USD"]))
+    pair = pair if ctx.rng.random() < 0.5 else pair[::-1]
+    c = call("get_exchange_rate", {"from_currency": pair[0], "to_currency": pair[1]})
+    src, dst = (currency_label(ctx, code, lang) for code in pair)
+    user = ctx.template(EXCHANGE_Q, lang).format(src=src, dst=dst)
+    answer = ctx.answer(ERROR_EXCHANGE_A, lang, src=src, dst=dst)
+    return failed(lang, user, c, tr(lang, f"查{src}兑{dst}的汇率", f"get the {src} to {dst} rate"), answer)
+
+
+def make_error_translate(ctx, lang):
+    text, target = ctx.rng.choice(ERROR_TEXTS[lang])
+    c = call("translate_text", {"text": text, "target_language": target})
+    lang_label = language_label(ctx, target, lang)
+    user = ctx.template(TRANSLATE_Q, lang).format(text=text, lang=lang_label)
+    answer = ctx.answer(ERROR_TRANSLATE_A, lang, text=text)
+    goal = tr(lang, f"把“{text}”翻译成{lang_label}", f"translate '{text}' into {lang_label}")
+    return failed(lang, user, c, goal, answer)
+
+
+def make_error_time(ctx, lang):
+    zh, en, timezone = ctx.rng.choice(ERROR_TIMEZONES)
+    place = tr(lang, zh, en)
+    c = call("get_current_time", {"timezone": timezone})
+    user = ctx.template(TIME_Q, lang).format(place=place)
+    answer = ctx.answer(ERROR_TIME_A, lang, place=place)
+    return failed(lang, user, c, tr(lang, f"知道{place}现在几点", f"know the time in {place}"), answer)
+
+
+# ==========================================================================================================
+# no_tool: tools are offered, the question needs none
+# ==========================================================================================================
+
+def make_no_tool(ctx, lang, question=None):
+    if ctx.split == "eval":  # eval cases have no answer; the question comes from NO_TOOL_EVAL
+        user, answer = question, ""
+    else:
+        user, answer = ctx.rng.choice(NO_TOOL_TRAIN[lang])
+    return Sample("no_tool", lang, user, [], answer, THINK_DIRECT[lang])
+
+
+MAKERS = {
+    "single": {"calculate_math": make_math_single, "unit_converter": make_unit_single,
+               "get_current_weather": make_weather_single, "get_current_time": make_time_single,
+               "get_exchange_rate": make_exchange_single, "translate_text": make_translate_single},
+    "parallel": {"weather2": make_parallel_weather2, "weather_exchange": make_parallel_weather_exchange,
+                 "time2": make_parallel_time2, "exchange2": make_parallel_exchange2,
+                 "weather_time": make_parallel_weather_time},
+    "chained": {"fahrenheit": make_chain_fahrenheit, "money": make_chain_money, "price": make_chain_price,
+                "total": make_chain_total},
+    "correction": {"weather": make_correction_weather, "math": make_correction_math},
+    "error": {"weather": make_error_weather, "exchange": make_error_exchange,
+              "translate": make_error_translate, "time": make_error_time},
+    "no_tool": {"chat": make_no_tool},
+}
+assert list(MAKERS["single"]) == TOOL_NAMES
+
+
+def make_sample(ctx, category, lang):
+    makers = list(MAKERS[category].values())
+    return ctx.rng.choice(makers)(ctx, lang)
+
+
+# ==========================================================================================================
+# Serialisation: Sample -> SFT / RL / eval record
+# ==========================================================================================================
+
+def offer_tools(rng, sample):
+    """The tools a sample needs plus 0-3 others (no_tool: 1-4 random tools), shuffled."""
+    needed = list(dict.fromkeys(sample.expect_tools))
+    if not needed:
+        names = rng.sample(TOOL_NAMES, rng.randint(1, 4))
+    else:
+        others = [n for n in TOOL_NAMES if n not in needed]
+        names = needed + rng.sample(others, rng.randint(0, min(3, len(others))))
+    rng.shuffle(names)
+    return names
+
+
+def system_message(rng, tool_names):
+    schemas = [TOOLS_BY_NAME[n] for n in tool_names]
+    return {"role": "system", "content": rng.choice(SYSTEM_PROMPTS),
+            "tools": json.dumps(schemas, ensure_ascii=False)}
+
+
+def dialogue(rng, sample, thinking):
+    """user, each tool-calling turn followed by its tool results, final answer (OpenAI message format)."""
+    messages = [{"role": "user", "content": sample.user}]
+    n_calls = 0
+    for step in sample.steps:
+        preface = rng.choice(PREFACES[step.kind][sample.lang]) if rng.random() < PREFACE_RATE else ""
+        turn = {"role": "assistant", "content": preface, "tool_calls": []}
+        results = []
+        for c in step.calls:
+            n_calls += 1
+            call_id = f"call_{n_calls}"
+            arguments = json.dumps(c.args, ensure_ascii=False)
+            turn["tool_calls"].append({"id": call_id, "type": "function",
+                                       "function": {"name": c.name, "arguments": arguments}})
+            results.append({"role": "tool", "tool_call_id": call_id, "name": c.name,
+                            "content": json.dumps(c.result, ensure_ascii=False)})
+        if thinking:
+            turn["reasoning_content"] = step.reasoning
+        messages += [turn] + results
+    final = {"role": "assistant", "content": sample.answer}
+    if thinking:
+        final["reasoning_content"] = sample.final_reasoning
+    return messages + [final]
+
+
+def sft_record(rng, sample):
+    thinking = rng.random() < THINKING_RATE
+    system = system_message(rng, offer_tools(rng, sample))
+    return {"conversations": [system] + dialogue(rng, sample, thinking), "category": sample.category}
+
+
+def rl_record(rng, sample):
+    conversations = [system_message(rng, offer_tools(rng, sample)), {"role": "user", "content": sample.user},
+                     {"role": "assistant", "content": sample.answer}]
+    return {"conversations": conversations, "gt": sample.gt, "category": sample.category,
+            "expect_tools": sample.expect_tools}
+
+
+def eval_record(rng, sample):
+    return {"prompt": sample.user, "tools": offer_tools(rng, sample), "gt": sample.gt,
+            "expect_tools": sample.expect_tools, "category": sample.category}
+
+
+# ==========================================================================================================
+# Building the files
+# ==========================================================================================================
+
+def category_plan(rng, n, weights):
+    """Exactly n categories in the given proportions (largest remainders first), shuffled."""
+    total = sum(weights.values())
+    counts = {c: n * w // total for c, w in weights.items()}
+    for c in sorted(weights, key=weights.get, reverse=True)[: n - sum(counts.values())]:
+        counts[c] += 1
+    plan = [c for c, k in counts.items() for _ in range(k)]
+    rng.shuffle(plan)
+    return plan
+
+
+def build_split(ctx, n, weights, to_record, seen=None):
+    """n (sample, record) rows; with `seen`, a repeated conversation is redrawn (keeps train/val disjoint)."""
+    rows = []
+    for category in category_plan(ctx.rng, n, weights):
+        for _ in range(1000):
+            sample = make_sample(ctx, category, ctx.rng.choice(LANGS))
+            record = to_record(ctx.rng, sample)
+            key = json.dumps(record["conversations"], ensure_ascii=False)
+            if seen is None or key not in seen:
+                break
+        else:
+            raise RuntimeError(f"could not draw a new {category} conversation")
+        if seen is not None:
+            seen.add(key)
+        rows.append((sample, record))
+    return rows
+
+
+def eval_jobs():
+    """(maker, lang) for every eval case: makers in turn, each with both languages."""
+    jobs = []
+    for category, count in EVAL_COUNTS.items():
+        makers = list(MAKERS[category].values())
+        jobs += [(makers[i % len(makers)], LANGS[i // len(makers) % 2]) for i in range(count)]
+    for lang in LANGS:
+        jobs += [(functools.partial(make_no_tool, question=q), lang) for q in NO_TOOL_EVAL[lang]]
+    return jobs
+
+
+def build_eval(ctx):
+    rows, prompts = [], set()
+    for maker, lang in eval_jobs():
+        for _ in range(1000):
+            sample = maker(ctx, lang)
+            if sample.user not in prompts:
+                break
+        else:
+            raise RuntimeError("could not draw a new eval prompt")
+        prompts.add(sample.user)
+        rows.append((sample, eval_record(ctx.rng, sample)))
+    return rows
+
+
+# ==========================================================================================================
+# Checks
+# ==========================================================================================================
+
+def check_conversation(conversations):
+    """Every tool message equals what execute_tool returns for the call with its id."""
+    calls = {}
+    for m in conversations:
+        for tc in m.get("tool_calls", []):
+            calls[tc["id"]] = tc["function"]
+        if m["role"] == "tool":
+            f = calls[m["tool_call_id"]]
+            assert m["name"] == f["name"]
+            expected = json.dumps(execute_tool(f["name"], json.loads(f["arguments"])), ensure_ascii=False)
+            assert m["content"] == expected, (m, expected)
+
+
+def check_sample(sample, answer, offered):
+    for step in sample.steps:
+        for c in step.calls:
+            expected = json.dumps(execute_tool(c.name, c.args), ensure_ascii=False)
+            assert json.dumps(c.result, ensure_ascii=False) == expected, (c, expected)
+    for g in sample.gt:
+        assert g in answer, (g, answer)
+    assert set(sample.expect_tools) <= set(offered), (sample.expect_tools, offered)
+    errors = ["error" in c.result for step in sample.steps for c in step.calls]
+    expected = {"correction": [True, False], "error": [True]}.get(sample.category, [False] * len(errors))
+    assert errors == expected, (sample.category, sample.user)
+    banned = re.search(r"256\D{1,12}37(?!\d)", sample.user) or \
+        re.search(r"(?<![\d.])100\s*(km|公里|千米|kilometers)", sample.user)
+    assert not banned, sample.user
+
+
+def offered_names(conversations):
+    return [t["function"]["name"] for t in json.loads(conversations[0]["tools"])]
+
+
+def run_checks(sft, val, rl, evals):
+    for rows in (sft, val):
+        for sample, record in rows:
+            conv = record["conversations"]
+            check_conversation(conv)
+            check_sample(sample, conv[-1]["content"], offered_names(conv))
+            thinking = "reasoning_content" in conv[-1]
+            assert all(("reasoning_content" in m) == thinking for m in conv if m["role"] == "assistant")
+    for sample, record in rl:
+        conv = record["conversations"]
+        check_sample(sample, conv[-1]["content"], offered_names(conv))
+    for sample, record in evals:
+        check_sample(sample, sample.answer, record["tools"])
+    train = [s for rows in (sft, val, rl) for s, _ in rows]
+    train_prompts = {s.user for s in train}
+    train_values = {str(v) for s in train for v in s.values}
+    for sample, _ in evals:
+        assert sample.user not in train_prompts, sample.user
+        assert not any(str(v) in train_values for v in sample.values), (sample.user, sample.values)
+    assert "error" not in {s.category for s, _ in rl + evals}
+
+
+# ==========================================================================================================
+# Main
+# ==========================================================================================================
+
+def write_jsonl(path, records):
+    with open(path, "w", encoding="utf-8", newline="\n") as f:
+        for r in records:
+            f.write(json.dumps(r, ensure_ascii=False) + "\n")
+
+
+def main():
+    args = parse_args()
+    rng = random.Random(args.seed)  # the only source of randomness
+    evals = build_eval(Ctx(rng, "eval"))
+    train_ctx = Ctx(rng, "train")
+    seen = set()
+    sft = build_split(train_ctx, args.n_sft, SFT_WEIGHTS, sft_record, seen)
+    val = build_split(train_ctx, args.n_sft_val, SFT_WEIGHTS, sft_record, seen)
+    rl = build_split(train_ctx, args.n_rl, RL_WEIGHTS, rl_record)
+    run_checks(sft, val, rl, evals)
+
+    os.makedirs(args.out_dir, exist_ok=True)
+    files = {"sft_agent.jsonl": sft, "sft_agent_val.jsonl": val, "agent_rl.jsonl": rl,
+             "eval_toolcall.jsonl": evals}
+    categories = list(SFT_WEIGHTS)
+    print(f"{'file':<22}" + "".join(f"{c:>11}" for c in categories) + f"{'total':>8}{'thinking':>10}")
+    for name, rows in files.items():
+        write_jsonl(os.path.join(args.out_dir, name), [r for _, r in rows])
+        counts = Counter(s.category for s, _ in rows)
+        thinking = sum("reasoning_content" in r.get("conversations", [{}])[-1] for _, r in rows)
+        cells = "".join(f"{counts[c]:>11}" for c in categories)
+        print(f"{name:<22}{cells}{len(rows):>8}{thinking:>10}")
+    print(f"checks passed; wrote {len(files)} files to {args.out_dir}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,267 @@
+"""Agent RL: token-exact multi-turn rollouts, the seed's reward examples, the first-update ratio, resume."""
+import argparse
+import json
+import os
+import shutil
+
+import pytest
+import torch
+
+from dataset.lm_dataset import encode, render
+from model.model_minimind import MiniMindConfig, MiniMindForCausalLM, save_minimind
+from trainer import train_agent
+from trainer.rollout_engine import RolloutEngine, RolloutResult, TorchRolloutEngine, compute_per_token_logps
+from trainer.train_agent import (
+    TOOLS, Trajectory, calculate_rewards, gt_in_text, rollout_batch, validate_gt_in_text,
+)
+from trainer.trainer_utils import load_tokenizer
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@pytest.fixture(scope="module")
+def tok():
+    return load_tokenizer()
+
+
+def rollout_args(**kw):
+    base = dict(max_turns=3, max_gen_len=24, max_total_len=2500, temperature=0.8, top_p=1.0,
+                tool_timeout=1.0, max_tool_tokens=256)
+    base.update(kw)
+    return argparse.Namespace(**base)
+
+
+class ScriptedEngine(RolloutEngine):
+    """Answers each call with the next scripted text (per row), encoded, plus <|im_end|>."""
+
+    def __init__(self, tok, scripts):
+        self.tok, self.scripts, self.calls = tok, scripts, 0
+
+    def rollout(self, prompt_ids, max_new_tokens, temperature=1.0, top_p=1.0, max_length=None):
+        out = RolloutResult()
+        for row in range(len(prompt_ids)):
+            ids = encode(self.tok, self.scripts[self.calls][row]) + [self.tok.eos_token_id]
+            out.completion_ids.append(ids)
+            out.logps.append([-0.5] * len(ids))
+            out.finished.append(True)
+        self.calls += 1
+        return out
+
+    def update_policy(self, model):
+        pass
+
+
+def weather_prompt():
+    return [{"role": "system", "content": "你是一个有用的AI助手。"},
+            {"role": "user", "content": "北京和东京现在天气怎么样?"}]
+
+
+def check_layout(tok, traj, tools):
+    assert len(traj.ids) == len(traj.response_mask) == len(traj.old_logps)
+    # decoding the ids gives exactly the template rendering of the final conversation (the model's last
+    # <|im_end|> is the end of the sequence; the template adds the newline after it)
+    final = traj.messages + [{"role": "assistant",
+                              "content": train_agent.generation_prefill(traj.open_thinking) + traj.turns[-1]}]
+    assert tok.decode(traj.prompt_ids + traj.ids) + "\n" == render(tok, final, tools)
+    # mask 1 spans are exactly the model turns, each ending with the model's own <|im_end|>
+    spans, start = [], None
+    for j, m in enumerate(traj.response_mask + [0]):
+        if m and start is None:
+            start = j
+        if not m and start is not None:
+            spans.append((start, j))
+            start = None
+    assert [tok.decode(traj.ids[s:e - 1]) for s, e in spans] == traj.turns
+    assert all(traj.ids[e - 1] == tok.eos_token_id for s, e in spans)
+    # every mask-0 span after the prompt is a tool turn followed by the next generation prompt
+    for (s0, e0), (s1, _) in zip(spans, spans[1:]):
+        gap = tok.decode(traj.ids[e0:s1])
+        assert gap.startswith("\n<|im_start|>tool\n<tool_response>\n") and gap.endswith("<|im_start|>assistant\n"
+                                                                                       "<think>\n\n</think>\n\n")
+    assert all(lp == 0.0 for lp, m in zip(traj.old_logps, traj.response_mask) if m == 0)
+
+
+def test_multi_turn_rollout_is_token_exact(tok):
+    tools = TOOLS[2:4]
+    call = '<tool_call>\n{"name": "get_current_weather", "arguments": {"location": "%s"}}\n</tool_call>'
+    scripts = [
+        [call % "北京" + "\n" + call % "Tokyo", "我先查北京。" + call % "北京"],  # turn 1: parallel / one call
+        ["北京晴,28°C;东京晴,12°C。", call % "Tokyo"],  # turn 2: answer / chained call
+        ["", "北京晴,28°C;东京晴,12°C。"],  # turn 3: (row 0 is finished) / answer
+    ]
+    engine = ScriptedEngine(tok, [[s[0], s[1]] for s in scripts[:2]] + [[scripts[2][1]]])
+    trajs = rollout_batch(engine, tok, [weather_prompt()], [tools], 2, rollout_args())
+    assert [len(t.turns) for t in trajs] == [2, 3]
+    assert [len(t.tool_calls) for t in trajs] == [2, 2]
+    assert trajs[0].tool_calls[1]["result"]["temperature"] == "12°C"
+    for traj in trajs:
+        assert not traj.unfinished
+        check_layout(tok, traj, tools)
+    # messages are copied per trajectory: the prompt given is untouched
+    assert len(weather_prompt()) == 2 and trajs[0].messages is not trajs[1].messages
+
+
+def test_unfinished_when_still_calling_at_the_last_turn(tok):
+    call = '<tool_call>\n{"name": "get_current_weather", "arguments": {"location": "北京"}}\n</tool_call>'
+    engine = ScriptedEngine(tok, [[call], [call]])
+    traj = rollout_batch(engine, tok, [weather_prompt()], [TOOLS], 1, rollout_args(max_turns=2))[0]
+    assert traj.unfinished and len(traj.turns) == 2 and len(traj.tool_calls) == 1
+
+
+def test_tool_output_is_capped(tok):
+    long_text = "x" * 5000
+    capped = train_agent.cap_tool_output(tok, json.dumps({"result": long_text}), 32)
+    assert len(encode(tok, capped)) <= 32 and capped.endswith("...(truncated)")
+    assert train_agent.cap_tool_output(tok, '{"result": "9472"}', 32) == '{"result": "9472"}'
+
+
+def tiny_model(seed=0):
+    torch.manual_seed(seed)
+    return MiniMindForCausalLM(MiniMindConfig(hidden_size=64, num_hidden_layers=2)).eval()
+
+
+def test_torch_engine_logps_match_a_training_forward(tok):
+    model = tiny_model()
+    engine = TorchRolloutEngine(model, tok.eos_token_id, tok.pad_token_id)
+    prompts = [encode(tok, render(tok, weather_prompt(), TOOLS, add_generation_prompt=True)), [1, 50, 60, 70]]
+    torch.manual_seed(1)
+    out = engine.rollout(prompts, max_new_tokens=12, temperature=0.8)
+    for p, ids, lps in zip(prompts, out.completion_ids, out.logps):
+        assert len(ids) == len(lps) > 0
+        seq = torch.tensor([p + ids])
+        with torch.no_grad():
+            ref = compute_per_token_logps(model, seq, len(ids), temperature=0.8)[0]
+        assert torch.allclose(ref, torch.tensor(lps), atol=1e-4)
+
+
+def test_real_rollout_layout_with_the_shipped_checkpoint(tok):
+    path = os.path.join(ROOT, "out", "full_sft_256.pth")
+    if not os.path.exists(path):
+        pytest.skip("no shipped checkpoint")
+    from model.model_minimind import load_minimind
+
+    model = load_minimind(path, MiniMindConfig())
+    engine = TorchRolloutEngine(model, tok.eos_token_id, tok.pad_token_id)
+    torch.manual_seed(0)
+    prompts = [weather_prompt(), [{"role": "user", "content": "帮我算一下 123 乘以 45"}]]
+    trajs = rollout_batch(engine, tok, prompts, [TOOLS, TOOLS], 2, rollout_args(max_gen_len=96))
+    assert any(t.tool_calls for t in trajs)
+    for traj, tools in zip(trajs, [TOOLS] * 4):
+        if not traj.unfinished:
+            check_layout(tok, traj, tools)
+
+
+# --- rewards: the seed's worked examples -----------------------------------------------------------------
+
+def make_traj(turns, unfinished=False):
+    return Trajectory(prompt_ids=[], messages=[], open_thinking=False, turns=turns, unfinished=unfinished)
+
+
+CALC = '<tool_call>\n{"name": "calculate_math", "arguments": {"expression": "256*37"}}\n</tool_call>'
+RATE = '<tool_call>\n{"name": "get_exchange_rate", "arguments": {"from_currency": "USD", "to_currency": "CNY"}}' \
+       '\n</tool_call>'
+
+
+def test_reward_success_example_is_3():
+    r = calculate_rewards([make_traj([CALC, "256*37=9472"])], [["9472"]], [TOOLS], 1)[0]
+    assert (r.tag_format, r.tool_alignment, r.gt_match, r.repetition, r.unfinished) == (0, 0.5, 2.5, 0, 0)
+    assert r.total == 3.0
+
+
+def test_reward_exercise_1_is_3():
+    r = calculate_rewards([make_traj([RATE, "美元兑人民币汇率是7.21"])], [["7.21"]], [TOOLS], 1)[0]
+    assert r.total == 3.0
+
+
+def test_reward_failure_example_without_repetition_is_minus_1_5():
+    bad_args = '<tool_call>\n{"name": "calculate_math", "arguments": {"expr": "256*37"}}\n</tool_call>'
+    # two calls (one valid), an unclosed tag, no GT in the answer, unfinished
+    turns = [CALC + "\n" + bad_args, "让我再算一次<tool_call>\n{\"name\": \"calculate_math\""]
+    r = calculate_rewards([make_traj(turns, unfinished=True)], [["9472"]], [TOOLS], 1)[0]
+    assert (r.tag_format, r.tool_alignment, r.gt_match, r.unfinished, r.repetition) == (-0.5, -0.5, 0, -0.5, 0)
+    assert r.total == -1.5
+
+
+def test_no_tool_branch_and_clip():
+    r = calculate_rewards([make_traj(["你好!我是一个AI助手,有什么可以帮你?"])], [[]], [TOOLS], 1)[0]
+    assert r.tool_alignment == 0 and r.length == 0.5 and r.total == 0.5
+    spam = "天气很好" * 50
+    r = calculate_rewards([make_traj([spam])], [[]], [TOOLS], 1)[0]
+    assert r.repetition == -0.5
+    many = "\n".join([CALC] * 12)
+    r = calculate_rewards([make_traj([many, "9472"])], [["9472"]], [TOOLS], 1)[0]
+    assert r.total == -3.0  # alignment -5.5 + 2.5, clipped at -3
+
+
+def test_expected_calls_from_expect_tools():
+    weather = '<tool_call>\n{"name": "get_current_weather", "arguments": {"location": "北京"}}\n</tool_call>'
+    traj = make_traj([weather, "北京晴,28°C。"])
+    seed_rule = calculate_rewards([traj], [["28°C", "晴"]], [TOOLS], 1)[0]
+    assert seed_rule.tool_alignment == -0.5  # len(gt) = 2 expected calls, 1 made
+    with_expect = calculate_rewards([traj], [["28°C", "晴"]], [TOOLS], 1, None, [["get_current_weather"]])[0]
+    assert with_expect.tool_alignment == 0.5 and with_expect.total == 3.0
+
+
+def test_gt_matching_numbers_by_value_text_by_substring():
+    assert gt_in_text("9472", "答案是9472。")
+    assert gt_in_text("9", "共 9 个") and not gt_in_text("9", "59") and not gt_in_text("9", "9.5")
+    assert gt_in_text("62.1371", "约62.1371英里") and gt_in_text("721", "721.0元")
+    assert gt_in_text("Hello World", "translation: hello world!")
+    assert validate_gt_in_text("28°C,晴", ["28°C", "晴", "7.21"]) == {0, 1}
+
+
+# --- training: the first update sees the rollout's own tokens, and resume continues exactly ------------------
+
+def tiny_setup(tmp_path, tok, n_prompts=4):
+    save_dir = tmp_path / "out"
+    save_minimind(tiny_model(), str(save_dir / "full_sft_64.pth"), dtype=torch.float32)
+    data = tmp_path / "rl.jsonl"
+    with open(os.path.join(ROOT, "dataset", "agent_rl.jsonl"), encoding="utf-8") as f:
+        lines = [next(f) for _ in range(n_prompts)]
+    data.write_text("".join(lines), encoding="utf-8")
+    return ["--data_path", str(data), "--save_dir", str(save_dir), "--hidden_size", "64",
+            "--num_hidden_layers", "2", "--dtype", "float32", "--device", "cpu", "--max_gen_len", "12",
+            "--max_turns", "2", "--batch_size", "2", "--num_generations", "2", "--learning_rate", "1e-3",
+            "--thinking_ratio", "0.5", "--save_interval", "1"]
+
+
+def read_metrics(save_dir):
+    with open(os.path.join(save_dir, "agent_64_metrics.jsonl"), encoding="utf-8") as f:
+        return [json.loads(line) for line in f]
+
+
+def test_first_update_importance_ratio_is_one(tmp_path, tok):
+    args = tiny_setup(tmp_path, tok)
+    train_agent.main(args + ["--max_steps", "1"])
+    first = read_metrics(tmp_path / "out")[0]
+    assert first["stepped"] and abs(first["ratio_mean"] - 1) < 0.01 and first["ratio_max"] < 1.01
+    assert os.path.exists(tmp_path / "out" / "agent_64.pth")
+
+
+def test_resume_equals_uninterrupted(tmp_path, tok, monkeypatch):
+    """3 straight steps == 2 steps, stop, resume from the checkpoint written at step 2, 1 more step."""
+    args = tiny_setup(tmp_path, tok, n_prompts=6)
+    snapshot = tmp_path / "resumed" / "agent_64_resume.pth"
+    os.makedirs(snapshot.parent)
+    os.link(tmp_path / "out" / "full_sft_64.pth", snapshot.parent / "full_sft_64.pth")
+    save = train_agent.save_checkpoints
+
+    def save_and_keep_step_2(state, epoch, batches_done):
+        save(state, epoch, batches_done)
+        if state.step == 2:  # what a run interrupted after step 2 leaves behind
+            shutil.copy(tmp_path / "out" / "agent_64_resume.pth", snapshot)
+
+    monkeypatch.setattr(train_agent, "save_checkpoints", save_and_keep_step_2)
+    train_agent.main(args + ["--max_steps", "3"])
+    monkeypatch.setattr(train_agent, "save_checkpoints", save)
+    i = args.index("--save_dir")
+    args[i + 1] = str(snapshot.parent)
+    train_agent.main(args + ["--max_steps", "3", "--from_resume", "1"])
+    assert [m["step"] for m in read_metrics(snapshot.parent)] == [3]
+    a = torch.load(tmp_path / "out" / "agent_64_resume.pth", weights_only=False)
+    b = torch.load(snapshot, weights_only=False)
+    assert a["step"] == b["step"] == 3
+    for k in a["model"]:
+        assert torch.allclose(a["model"][k], b["model"][k], atol=1e-6), k
+    for k, v in a["optimizer"]["state"].items():
+        assert torch.allclose(v["exp_avg"], b["optimizer"]["state"][k]["exp_avg"], atol=1e-6)

@@ -1,0 +1,1263 @@
+"""
+Agent RL: teach a small MiniMind model to use tools with multi-turn reinforcement learning.
+
+One batch, top to bottom:
+    1. rollout   the policy answers each prompt num_generations times; whenever it writes a <tool_call>, the call
+                 is executed in a mock tool world and the result is injected as a <tool_response> turn, then the
+                 model continues (up to max_turns). Token-in/token-out: the training sequence is exactly the ids
+                 the model sampled plus the ids of the injected turns, never decoded and re-encoded.
+    2. reward    calculate_rewards(): tag format, tool alignment, GT match in the final answer, unfinished and
+                 repetition penalties (the no-tool branch scores length/thinking/optional reward model instead).
+    3. advantage group-normalised per prompt: (r - mean) / (std + 1e-4).
+    4. loss      CISPO (or GRPO) on the tokens the model wrote (response_mask = 1), minus beta * KL to a frozen
+                 reference model; tool output tokens (mask 0) get no gradient.
+    5. step      clip, AdamW step, cosine LR; log; save.
+
+Simplifications: mock tools with fixed data (no network), a single process, rollouts from the policy itself.
+
+Run (CPU, from the shipped cold-start checkpoint):
+    python trainer/train_agent.py
+    python trainer/train_agent.py --max_steps 20 --debug_mode
+"""
+import argparse
+import ast
+import concurrent.futures
+import copy
+import json
+import math
+import operator
+import os
+import random
+import re
+import signal
+import sys
+import time
+import unicodedata
+from dataclasses import dataclass, field
+
+if __package__ in (None, ""):
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import torch
+from tqdm import tqdm
+
+from dataset.lm_dataset import encode, render
+from model.model_minimind import count_parameters, save_minimind, weight_path
+from trainer.rollout_engine import compute_per_token_logps, create_rollout_engine
+from trainer.trainer_utils import (
+    add_model_args, autocast, cosine_lr, default_dtype, init_model, load_resume, resolve_device, resume_path,
+    save_resume, set_rng_state, set_seed,
+)
+
+
+# ==========================================================================================================
+# The tool world: TOOLS (what the model is told), mock data, MOCK_RESULTS (what a call returns),
+# CHECK_ARGS (is a call well-formed), parse_tool_calls, execute_tool. Every other file imports these.
+# To add a tool: append to TOOLS, add its function to MOCK_RESULTS and its check to CHECK_ARGS, and add data
+# for it in scripts/make_agent_data.py.
+# ==========================================================================================================
+
+
+def _tool(name, description, properties, required):
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": description,
+            "parameters": {"type": "object", "properties": properties, "required": required},
+        },
+    }
+
+
+TOOLS = [
+    _tool(
+        "calculate_math",
+        "计算数学表达式,支持 + - * / ** % 和括号,以及 sqrt、log、sin 等函数",
+        {"expression": {"type": "string", "description": "算式,如 256*37"}},
+        ["expression"],
+    ),
+    _tool(
+        "unit_converter",
+        "单位换算:长度(km、miles、meters、feet)、重量(kg、pounds)、温度(celsius、fahrenheit)",
+        {
+            "value": {"type": "number", "description": "要换算的数值"},
+            "from_unit": {"type": "string", "description": "原单位"},
+            "to_unit": {"type": "string", "description": "目标单位"},
+        },
+        ["value", "from_unit", "to_unit"],
+    ),
+    _tool(
+        "get_current_weather",
+        "查询城市当前的天气",
+        {"location": {"type": "string", "description": "城市名,如 北京、Tokyo"}},
+        ["location"],
+    ),
+    _tool(
+        "get_current_time",
+        "查询某个时区的当前时间",
+        {"timezone": {"type": "string", "description": "时区,如 Asia/Shanghai,默认 Asia/Shanghai"}},
+        [],
+    ),
+    _tool(
+        "get_exchange_rate",
+        "查询两种货币之间的汇率",
+        {
+            "from_currency": {"type": "string", "description": "源货币代码,如 USD"},
+            "to_currency": {"type": "string", "description": "目标货币代码,如 CNY"},
+        },
+        ["from_currency", "to_currency"],
+    ),
+    _tool(
+        "translate_text",
+        "把文本翻译成目标语言",
+        {
+            "text": {"type": "string", "description": "要翻译的文本"},
+            "target_language": {"type": "string", "description": "目标语言:english 或 chinese"},
+        },
+        ["text", "target_language"],
+    ),
+]
+TOOLS_BY_NAME = {t["function"]["name"]: t for t in TOOLS}
+
+# --- mock data ---------------------------------------------------------------------------------------------
+
+# city -> (temperature, condition, humidity)
+WEATHER_DATA = {
+    "北京": ("28°C", "晴", "35%"),
+    "上海": ("15°C", "多云", "70%"),
+    "广州": ("32°C", "闷热", "85%"),
+    "深圳": ("30°C", "晴", "75%"),
+    "杭州": ("22°C", "阴", "65%"),
+    "成都": ("18°C", "小雨", "90%"),
+    "武汉": ("25°C", "多云", "60%"),
+    "南京": ("20°C", "晴", "55%"),
+    "西安": ("16°C", "大风", "30%"),
+    "重庆": ("26°C", "阴", "80%"),
+    "Tokyo": ("12°C", "晴", "45%"),
+    "New York": ("8°C", "多云", "50%"),
+    "London": ("5°C", "小雨", "85%"),
+    "Paris": ("10°C", "阴", "70%"),
+    "Sydney": ("25°C", "晴朗", "60%"),
+}
+# other names the weather service understands, mapped to the canonical city
+CITY_ALIASES = {
+    "beijing": "北京", "shanghai": "上海", "guangzhou": "广州", "shenzhen": "深圳", "hangzhou": "杭州",
+    "chengdu": "成都", "wuhan": "武汉", "nanjing": "南京", "xi'an": "西安", "xian": "西安", "chongqing": "重庆",
+    "东京": "Tokyo", "纽约": "New York", "伦敦": "London", "巴黎": "Paris", "悉尼": "Sydney",
+}
+# places the service does not know, but whose city it can suggest (correction tasks: retry with the city)
+LOCATION_HINTS = {
+    "浦东": "上海", "徐汇": "上海", "海淀": "北京", "朝阳区": "北京", "天河": "广州", "南山": "深圳",
+    "西湖区": "杭州", "武侯": "成都", "雁塔": "西安", "渝中": "重庆",
+    "Manhattan": "New York", "Brooklyn": "New York", "Shibuya": "Tokyo", "涩谷": "Tokyo",
+    "Westminster": "London", "Montmartre": "Paris",
+}
+
+MOCK_DATE = "2025-03-07"
+MOCK_WEEKDAY = "Friday"
+TIME_DATA = {
+    "Asia/Shanghai": "14:30:00",
+    "America/New_York": "01:30:00",
+    "Europe/London": "06:30:00",
+    "Asia/Tokyo": "15:30:00",
+    "Europe/Paris": "07:30:00",
+    "Australia/Sydney": "17:30:00",
+}
+DEFAULT_TIMEZONE = "Asia/Shanghai"
+TIMEZONE_ALIASES = {
+    "北京": "Asia/Shanghai", "上海": "Asia/Shanghai", "beijing": "Asia/Shanghai", "shanghai": "Asia/Shanghai",
+    "china": "Asia/Shanghai", "中国": "Asia/Shanghai", "utc+8": "Asia/Shanghai", "cst": "Asia/Shanghai",
+    "东京": "Asia/Tokyo", "tokyo": "Asia/Tokyo", "日本": "Asia/Tokyo", "japan": "Asia/Tokyo",
+    "纽约": "America/New_York", "new york": "America/New_York",
+    "伦敦": "Europe/London", "london": "Europe/London", "英国": "Europe/London",
+    "巴黎": "Europe/Paris", "paris": "Europe/Paris", "法国": "Europe/Paris",
+    "悉尼": "Australia/Sydney", "sydney": "Australia/Sydney",
+}
+
+# listed pairs; the reverse of a pair is 1/rate rounded to 4 decimals
+EXCHANGE_RATES = {
+    ("USD", "CNY"): 7.21, ("EUR", "CNY"): 7.85, ("GBP", "CNY"): 9.12, ("JPY", "CNY"): 0.048,
+    ("USD", "EUR"): 0.92, ("USD", "GBP"): 0.79, ("CNY", "JPY"): 20.83, ("AUD", "CNY"): 4.72,
+}
+CURRENCY_ALIASES = {
+    "美元": "USD", "人民币": "CNY", "欧元": "EUR", "英镑": "GBP", "日元": "JPY", "澳元": "AUD",
+    "rmb": "CNY", "yuan": "CNY", "dollar": "USD", "euro": "EUR", "pound": "GBP", "yen": "JPY",
+}
+
+# (from, to) -> factor; temperatures use the real formula instead
+UNIT_FACTORS = {
+    ("km", "miles"): 0.621371, ("miles", "km"): 1.60934,
+    ("kg", "pounds"): 2.20462, ("pounds", "kg"): 0.453592,
+    ("meters", "feet"): 3.28084, ("feet", "meters"): 0.3048,
+}
+UNIT_ALIASES = {
+    "km": "km", "kilometer": "km", "kilometers": "km", "公里": "km", "千米": "km",
+    "miles": "miles", "mile": "miles", "mi": "miles", "英里": "miles",
+    "kg": "kg", "kilogram": "kg", "kilograms": "kg", "公斤": "kg", "千克": "kg",
+    "pounds": "pounds", "pound": "pounds", "lb": "pounds", "lbs": "pounds", "磅": "pounds",
+    "meters": "meters", "meter": "meters", "m": "meters", "米": "meters",
+    "feet": "feet", "foot": "feet", "ft": "feet", "英尺": "feet",
+    "celsius": "celsius", "c": "celsius", "°c": "celsius", "摄氏度": "celsius",
+    "fahrenheit": "fahrenheit", "f": "fahrenheit", "°f": "fahrenheit", "华氏度": "fahrenheit",
+}
+
+# (text, target language) -> translation
+TRANSLATIONS = {
+    ("你好世界", "english"): "Hello World",
+    ("今天天气真好", "english"): "The weather is nice today",
+    ("机器学习很有趣", "english"): "Machine learning is interesting",
+    ("谢谢你的帮助", "english"): "Thank you for your help",
+    ("我爱北京", "english"): "I love Beijing",
+    ("早上好", "english"): "Good morning",
+    ("祝你好运", "english"): "Good luck",
+    ("欢迎来到中国", "english"): "Welcome to China",
+    ("Good morning", "chinese"): "早上好",
+    ("I love programming", "chinese"): "我喜欢编程",
+    ("Happy birthday", "chinese"): "生日快乐",
+    ("Hello World", "chinese"): "你好世界",
+    ("See you tomorrow", "chinese"): "明天见",
+    ("Thank you very much", "chinese"): "非常感谢",
+    ("Nice to meet you", "chinese"): "很高兴认识你",
+    ("Artificial intelligence", "chinese"): "人工智能",
+}
+LANGUAGE_ALIASES = {
+    "english": "english", "en": "english", "英文": "english", "英语": "english",
+    "chinese": "chinese", "zh": "chinese", "中文": "chinese", "汉语": "chinese",
+}
+
+
+class ToolError(Exception):
+    """A tool call the tool cannot serve; the message (and hint) go back to the model as {"error": ...}."""
+
+    def __init__(self, message, hint=None):
+        super().__init__(message)
+        self.hint = hint
+
+
+# --- calculate_math: a small arithmetic evaluator over Python's ast (never eval) ----------------------------
+
+MAX_EXPRESSION_CHARS = 300
+MAX_INT_BITS = 1024  # any integer result or intermediate beyond this is refused ("result too large")
+MAX_FACTORIAL = 100
+_BIN_OPS = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
+}
+_UNARY_OPS = {ast.UAdd: operator.pos, ast.USub: operator.neg}
+
+
+def _factorial(n):
+    if n != int(n) or n < 0 or n > MAX_FACTORIAL:
+        raise ToolError(f"factorial needs an integer in 0..{MAX_FACTORIAL}")
+    return math.factorial(int(n))
+
+
+MATH_FUNCTIONS = {
+    "sqrt": math.sqrt, "abs": abs, "round": round, "floor": math.floor, "ceil": math.ceil,
+    "exp": math.exp, "log": math.log, "log10": math.log10, "log2": math.log2, "ln": math.log,
+    "sin": math.sin, "cos": math.cos, "tan": math.tan, "factorial": _factorial,
+}
+MATH_CONSTANTS = {"pi": math.pi, "e": math.e}
+_EXPRESSION_REPLACEMENTS = {"^": "**", "×": "*", "÷": "/", "−": "-", "—": "-", "·": "*"}
+
+
+def _check_size(x):
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        raise ToolError("expression must evaluate to a number")
+    if isinstance(x, int) and x.bit_length() > MAX_INT_BITS:
+        raise ToolError("result too large")
+    if isinstance(x, float) and not math.isfinite(x):
+        raise ToolError("result is not a finite number")
+    return x
+
+
+def _safe_pow(base, exp):
+    if isinstance(base, int) and isinstance(exp, int) and exp > 0 and abs(base) > 1:
+        if exp * math.log2(abs(base)) > MAX_INT_BITS:
+            raise ToolError("result too large")
+    if isinstance(exp, float) and abs(exp) > 1e4:
+        raise ToolError("exponent too large")
+    return base ** exp
+
+
+def _eval_node(node):
+    if isinstance(node, ast.Expression):
+        return _eval_node(node.body)
+    if isinstance(node, ast.Constant):
+        if isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
+            raise ToolError(f"unsupported constant {node.value!r}")
+        return _check_size(node.value)
+    if isinstance(node, ast.BinOp) and type(node.op) in _BIN_OPS:
+        left, right = _eval_node(node.left), _eval_node(node.right)
+        if isinstance(node.op, ast.Pow):
+            return _check_size(_safe_pow(left, right))
+        return _check_size(_BIN_OPS[type(node.op)](left, right))
+    if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY_OPS:
+        return _check_size(_UNARY_OPS[type(node.op)](_eval_node(node.operand)))
+    if isinstance(node, ast.Name) and node.id in MATH_CONSTANTS:
+        return MATH_CONSTANTS[node.id]
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in MATH_FUNCTIONS
+            and not node.keywords and 1 <= len(node.args) <= 2):
+        args = [_eval_node(a) for a in node.args]
+        return _check_size(MATH_FUNCTIONS[node.func.id](*args))
+    raise ToolError(f"unsupported syntax: {type(node).__name__}")
+
+
+def _format_number(x):
+    """9472 -> "9472"; 2.5 -> "2.5"; 1/3 -> "0.3333333333" (10 significant digits)."""
+    if isinstance(x, float) and x.is_integer() and abs(x) < 1e15:
+        return str(int(x))
+    if isinstance(x, float):
+        return f"{x:.10g}"
+    return str(x)
+
+
+def evaluate_expression(expression: str) -> str:
+    """Evaluate arithmetic safely; raise ToolError with a hint the model can act on."""
+    if len(expression) > MAX_EXPRESSION_CHARS:
+        raise ToolError(f"expression longer than {MAX_EXPRESSION_CHARS} characters")
+    text = unicodedata.normalize("NFKC", expression)
+    for old, new in _EXPRESSION_REPLACEMENTS.items():
+        text = text.replace(old, new)
+    text = text.strip().rstrip("=").strip()
+    try:
+        tree = ast.parse(text, mode="eval")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        hint = "use * for multiplication" if re.search(r"\d\s*[xX]\s*\d", text) else \
+            "use numbers, + - * / ** % and parentheses"
+        raise ToolError(f"invalid expression: {expression[:80]}", hint=hint) from None
+    try:
+        return _format_number(_eval_node(tree))
+    except ZeroDivisionError:
+        raise ToolError("division by zero") from None
+    except (OverflowError, ValueError, TypeError, RecursionError):
+        raise ToolError("math error: the expression has no finite numeric value") from None
+
+
+# --- the other tools --------------------------------------------------------------------------------------
+
+def _norm(text) -> str:
+    return str(text).strip().lower()
+
+
+def _to_number(value):
+    if isinstance(value, bool):
+        raise ToolError("value must be a number")
+    if isinstance(value, (int, float)):
+        return value
+    try:
+        return float(str(value).strip().replace(",", ""))
+    except ValueError:
+        raise ToolError(f"value must be a number, got {str(value)[:40]!r}") from None
+
+
+def tool_calculate_math(args):
+    return {"result": evaluate_expression(str(args["expression"]))}
+
+
+def tool_unit_converter(args):
+    value = _to_number(args["value"])
+    src = UNIT_ALIASES.get(_norm(args["from_unit"]))
+    dst = UNIT_ALIASES.get(_norm(args["to_unit"]))
+    supported = "km, miles, kg, pounds, meters, feet, celsius, fahrenheit"
+    if src is None or dst is None:
+        bad = args["from_unit"] if src is None else args["to_unit"]
+        raise ToolError(f"unknown unit: {str(bad)[:40]}", hint=f"supported units: {supported}")
+    if (src, dst) == ("celsius", "fahrenheit"):
+        result = value * 1.8 + 32
+    elif (src, dst) == ("fahrenheit", "celsius"):
+        result = (value - 32) / 1.8
+    elif src == dst:
+        result = value
+    elif (src, dst) in UNIT_FACTORS:
+        result = value * UNIT_FACTORS[(src, dst)]
+    else:
+        raise ToolError(f"cannot convert {src} to {dst}", hint=f"supported units: {supported}")
+    return {"value": value, "from_unit": src, "to_unit": dst, "result": round(result, 4)}
+
+
+def resolve_city(location: str):
+    name = str(location).strip()
+    if name in WEATHER_DATA:
+        return name
+    if name in CITY_ALIASES:
+        return CITY_ALIASES[name]
+    lowered = {k.lower(): k for k in WEATHER_DATA}
+    return lowered.get(name.lower()) or CITY_ALIASES.get(name.lower())
+
+
+def tool_get_current_weather(args):
+    location = str(args["location"]).strip()
+    city = resolve_city(location)
+    if city is None:
+        if location in LOCATION_HINTS:
+            parent = LOCATION_HINTS[location]
+            raise ToolError(f"unknown location: {location}", hint=f"{location} is in {parent}; query {parent}")
+        raise ToolError(f"unknown location: {location[:40]}", hint="supported: " + ", ".join(WEATHER_DATA))
+    temperature, condition, humidity = WEATHER_DATA[city]
+    return {"city": city, "temperature": temperature, "condition": condition, "humidity": humidity}
+
+
+def tool_get_current_time(args):
+    tz = str(args.get("timezone") or DEFAULT_TIMEZONE).strip()
+    canonical = {k.lower(): k for k in TIME_DATA}.get(tz.lower()) or TIMEZONE_ALIASES.get(tz.lower()) \
+        or TIMEZONE_ALIASES.get(tz)
+    if canonical is None:
+        raise ToolError(f"unknown timezone: {tz[:40]}", hint="supported: " + ", ".join(TIME_DATA))
+    return {"timezone": canonical, "datetime": f"{MOCK_DATE} {TIME_DATA[canonical]}", "weekday": MOCK_WEEKDAY}
+
+
+def _currency(code):
+    text = str(code).strip()
+    return CURRENCY_ALIASES.get(text) or CURRENCY_ALIASES.get(text.lower()) or text.upper()
+
+
+def exchange_rate(src: str, dst: str):
+    """Listed pair, its reverse (1/rate, 4 decimals), 1.0 for the same currency, else None."""
+    if src == dst:
+        return 1.0
+    if (src, dst) in EXCHANGE_RATES:
+        return EXCHANGE_RATES[(src, dst)]
+    if (dst, src) in EXCHANGE_RATES:
+        return round(1 / EXCHANGE_RATES[(dst, src)], 4)
+    return None
+
+
+def tool_get_exchange_rate(args):
+    src, dst = _currency(args["from_currency"]), _currency(args["to_currency"])
+    rate = exchange_rate(src, dst)
+    if rate is None:
+        pairs = ", ".join(f"{a}->{b}" for a, b in EXCHANGE_RATES)
+        raise ToolError(f"unknown currency pair: {src[:10]}->{dst[:10]}", hint=f"supported pairs: {pairs}")
+    return {"from": src, "to": dst, "rate": rate}
+
+
+def tool_translate_text(args):
+    text = str(args["text"]).strip().strip("。.!!??\"'“”")
+    language = LANGUAGE_ALIASES.get(_norm(args["target_language"]))
+    if language is None:
+        raise ToolError(f"unsupported target language: {str(args['target_language'])[:20]}",
+                        hint="use english or chinese")
+    for (source, target), translation in TRANSLATIONS.items():
+        if target == language and source.lower() == text.lower():
+            return {"text": text, "target_language": language, "translation": translation}
+    raise ToolError(f"no translation available for: {text[:40]}")
+
+
+MOCK_RESULTS = {
+    "calculate_math": tool_calculate_math,
+    "unit_converter": tool_unit_converter,
+    "get_current_weather": tool_get_current_weather,
+    "get_current_time": tool_get_current_time,
+    "get_exchange_rate": tool_get_exchange_rate,
+    "translate_text": tool_translate_text,
+}
+
+
+# --- CHECK_ARGS: is a call well-formed (used by the reward and the metrics, not to refuse execution) -------
+
+def _nonempty_str(x):
+    return isinstance(x, str) and x.strip() != ""
+
+
+def _is_number(x):
+    if isinstance(x, bool):
+        return False
+    if isinstance(x, (int, float)):
+        return math.isfinite(x)
+    try:
+        return math.isfinite(float(str(x).replace(",", "")))
+    except ValueError:
+        return False
+
+
+def check_calculate_math(a):
+    return _nonempty_str(a.get("expression"))
+
+
+def check_unit_converter(a):
+    return _is_number(a.get("value")) and _nonempty_str(a.get("from_unit")) and _nonempty_str(a.get("to_unit"))
+
+
+def check_get_current_weather(a):
+    return _nonempty_str(a.get("location"))
+
+
+def check_get_current_time(a):
+    return a.get("timezone") is None or _nonempty_str(a.get("timezone"))
+
+
+def check_get_exchange_rate(a):
+    return _nonempty_str(a.get("from_currency")) and _nonempty_str(a.get("to_currency"))
+
+
+def check_translate_text(a):
+    return _nonempty_str(a.get("text")) and _nonempty_str(a.get("target_language"))
+
+
+CHECK_ARGS = {
+    "calculate_math": check_calculate_math,
+    "unit_converter": check_unit_converter,
+    "get_current_weather": check_get_current_weather,
+    "get_current_time": check_get_current_time,
+    "get_exchange_rate": check_get_exchange_rate,
+    "translate_text": check_translate_text,
+}
+assert set(MOCK_RESULTS) == set(CHECK_ARGS) == set(TOOLS_BY_NAME), "the tool tables disagree"
+
+
+# --- parsing and executing calls ---------------------------------------------------------------------------
+
+TOOL_CALL_RE = re.compile(r"<tool_call>\s*(.*?)\s*</tool_call>", re.DOTALL)
+MAX_CALL_CHARS = 4000  # a call longer than this is not parsed (a runaway generation, not a call)
+
+
+def parse_tool_call_body(body: str):
+    """One <tool_call> body -> {"name", "arguments"} or None when it is not a usable call."""
+    if len(body) > MAX_CALL_CHARS:
+        return None
+    try:
+        call = json.loads(body)
+    except (json.JSONDecodeError, RecursionError):
+        return None
+    if not isinstance(call, dict) or not isinstance(call.get("name"), str) or not call["name"]:
+        return None
+    arguments = call.get("arguments", {})
+    if isinstance(arguments, str):  # OpenAI style: arguments as a JSON string
+        try:
+            arguments = json.loads(arguments) if arguments.strip() else {}
+        except (json.JSONDecodeError, RecursionError):
+            return None
+    if arguments is None:
+        arguments = {}
+    if not isinstance(arguments, dict):
+        return None
+    return {"name": call["name"], "arguments": arguments}
+
+
+def parse_tool_calls(text: str):
+    """All well-formed <tool_call> blocks in `text`, in order; malformed ones are skipped, never raised."""
+    calls = []
+    for body in TOOL_CALL_RE.findall(text):
+        call = parse_tool_call_body(body)
+        if call is not None:
+            calls.append(call)
+    return calls
+
+
+def count_tool_call_blocks(text: str) -> int:
+    """How many <tool_call>...</tool_call> blocks the text holds, parseable or not."""
+    return len(TOOL_CALL_RE.findall(text))
+
+
+_TOOL_POOL = concurrent.futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="tool")
+
+
+def _run_tool(name, args):
+    try:
+        return MOCK_RESULTS[name](args)
+    except ToolError as e:
+        result = {"error": str(e)}
+        if e.hint:
+            result["hint"] = e.hint
+        return result
+
+
+def execute_tool(name, args, timeout: float = 1.0):
+    """Run one call; always returns a dict. Failures come back as {"error": ...} for the model to read."""
+    if name not in MOCK_RESULTS:
+        return {"error": f"unknown tool: {str(name)[:40]}", "hint": "available: " + ", ".join(MOCK_RESULTS)}
+    if not isinstance(args, dict) or not CHECK_ARGS[name](args):
+        required = TOOLS_BY_NAME[name]["function"]["parameters"]["required"]
+        return {"error": f"invalid arguments for {name}", "hint": "required: " + ", ".join(required)}
+    future = _TOOL_POOL.submit(_run_tool, name, args)
+    try:
+        return future.result(timeout=timeout)
+    except concurrent.futures.TimeoutError:
+        future.cancel()
+        return {"error": "timeout"}
+    except Exception as e:  # a bug in a tool must not stop training; the model sees what happened
+        return {"error": f"tool failed: {type(e).__name__}"}
+
+
+def tool_result_ok(result) -> bool:
+    return isinstance(result, dict) and "error" not in result
+
+
+# ==========================================================================================================
+# Multi-turn rollout: render -> generate -> parse -> execute -> inject, token-in/token-out.
+# ==========================================================================================================
+
+
+@dataclass
+class Trajectory:
+    """One multi-turn attempt at a prompt.
+
+    The training sequence is prompt_ids + ids. `ids` holds, in order, each model turn exactly as sampled
+    (through its <|im_end|>) and each injected tool turn as the template renders it. response_mask and
+    old_logps are aligned with ids: mask 1 / the sampling log-prob on tokens the model wrote, mask 0 / 0.0 on
+    tool-turn tokens (the model did not write them, so they get no gradient).
+    """
+    prompt_ids: list
+    messages: list  # the conversation so far (copied per trajectory, never shared)
+    open_thinking: bool
+    ids: list = field(default_factory=list)
+    response_mask: list = field(default_factory=list)
+    old_logps: list = field(default_factory=list)
+    turns: list = field(default_factory=list)  # the text of each model turn (without its <|im_end|>)
+    tool_calls: list = field(default_factory=list)  # every parsed call: {"name", "arguments", "result", "turn"}
+    unfinished: bool = False  # still calling tools when the turns (or the length budget) ran out
+    done: bool = False
+
+    @property
+    def length(self):
+        return len(self.prompt_ids) + len(self.ids)
+
+
+def generation_prefill(open_thinking: bool) -> str:
+    """What the template's generation prompt writes after '<|im_start|>assistant\\n' (see the chat template)."""
+    return "<think>\n" if open_thinking else "<think>\n\n</think>\n\n"
+
+
+def start_trajectory(tokenizer, messages, tools, open_thinking: bool) -> Trajectory:
+    messages = copy.deepcopy(messages)
+    prompt = render(tokenizer, messages, tools, add_generation_prompt=True, open_thinking=open_thinking)
+    return Trajectory(prompt_ids=encode(tokenizer, prompt), messages=messages, open_thinking=open_thinking)
+
+
+TRUNCATION_MARK = " ...(truncated)"
+
+
+def cap_tool_output(tokenizer, text: str, max_tokens: int) -> str:
+    """Cut a tool result to a token budget (the truncation mark included) before it enters the context."""
+    head = text[:max_tokens * 8]  # a token is rarely more than 8 characters: never tokenize a huge payload
+    ids = encode(tokenizer, head)
+    if len(ids) <= max_tokens and len(head) == len(text):
+        return text
+    keep = max(0, max_tokens - len(encode(tokenizer, TRUNCATION_MARK)))
+    return tokenizer.decode(ids[:keep]) + TRUNCATION_MARK
+
+
+def apply_turn(traj: Trajectory, tokenizer, tools, completion_ids, completion_logps, stopped: bool,
+               last_turn: bool, args):
+    """Record one model turn; if it calls tools (and turns remain), execute them and inject the tool turn."""
+    traj.ids += completion_ids
+    traj.response_mask += [1] * len(completion_ids)
+    traj.old_logps += completion_logps
+    text_ids = completion_ids[:-1] if stopped else completion_ids  # drop the model's <|im_end|>
+    text = tokenizer.decode(text_ids, skip_special_tokens=False)
+    traj.turns.append(text)
+    calls = parse_tool_calls(text)
+    if not stopped:
+        # cut off mid-turn by the length budget: there is no complete turn to act on
+        traj.unfinished = True
+        traj.done = True
+        return
+    if not calls:
+        traj.done = True  # a final answer
+        return
+    if last_turn:
+        traj.unfinished = True  # wants more tools, but no turn is left for the answer
+        traj.done = True
+        return
+    # the assistant message renders back to exactly what was sampled: prefill + text, verbatim
+    assistant = {"role": "assistant", "content": generation_prefill(traj.open_thinking) + text}
+    before = render(tokenizer, traj.messages + [assistant], tools)
+    traj.messages.append(assistant)
+    for call in calls:
+        result = execute_tool(call["name"], call["arguments"], timeout=args.tool_timeout)
+        content = cap_tool_output(tokenizer, json.dumps(result, ensure_ascii=False), args.max_tool_tokens)
+        traj.tool_calls.append({**call, "result": result, "turn": len(traj.turns) - 1})
+        traj.messages.append({"role": "tool", "content": content})
+    after = render(tokenizer, traj.messages, tools, add_generation_prompt=True, open_thinking=traj.open_thinking)
+    if not after.startswith(before):
+        raise RuntimeError("chat template is not prefix-stable; cannot append the tool turn")
+    obs_ids = encode(tokenizer, after[len(before) - 1:])  # from the "\n" after the model's <|im_end|>
+    traj.ids += obs_ids
+    traj.response_mask += [0] * len(obs_ids)
+    traj.old_logps += [0.0] * len(obs_ids)
+    if traj.length >= args.max_total_len:
+        traj.unfinished = True  # no room left to answer
+        traj.done = True
+
+
+def rollout_single(rollout_engine, tokenizer, messages, tools, args, open_thinking=False) -> Trajectory:
+    """One trajectory, one turn at a time (the seed's loop; rollout_batch does the same for many at once)."""
+    return rollout_batch(rollout_engine, tokenizer, [messages], [tools], 1, args, [open_thinking])[0]
+
+
+def rollout_batch(rollout_engine, tokenizer, messages_batch, tools_batch, num_generations, args,
+                  open_thinking=None) -> list:
+    """num_generations trajectories per prompt, advanced together: each turn makes one batched rollout call
+    for every trajectory still running. Returns B * G trajectories, grouped by prompt (prompt i owns
+    [i*G, (i+1)*G))."""
+    trajs, traj_tools = [], []
+    for i, (messages, tools) in enumerate(zip(messages_batch, tools_batch)):
+        for g in range(num_generations):
+            thinking = open_thinking[i * num_generations + g] if open_thinking is not None else False
+            trajs.append(start_trajectory(tokenizer, messages, tools, thinking))
+            traj_tools.append(tools)
+    for turn in range(args.max_turns):
+        active = [k for k, t in enumerate(trajs) if not t.done]
+        if not active:
+            break
+        contexts = [trajs[k].prompt_ids + trajs[k].ids for k in active]
+        out = rollout_engine.rollout(contexts, max_new_tokens=args.max_gen_len, temperature=args.temperature,
+                                     top_p=args.top_p, max_length=args.max_total_len)
+        for j, k in enumerate(active):
+            apply_turn(trajs[k], tokenizer, traj_tools[k], out.completion_ids[j], out.logps[j],
+                       out.finished[j], turn == args.max_turns - 1, args)
+    return trajs
+
+
+# ==========================================================================================================
+# Reward: result > process > format. Each term is a named function; calculate_rewards returns them per sample.
+# ==========================================================================================================
+
+REWARD_CLIP = 3.0  # the total is clipped to [-3, 3]
+TAG_PENALTY = 0.5  # per unbalanced <tool_call> tag
+ALIGN_BONUS = 0.5  # the valid calls match what the task needs
+ALIGN_PENALTY = 0.5  # per unit of gap otherwise
+GT_WEIGHT = 2.5  # times the fraction of GT values found in the final answer
+UNFINISHED_PENALTY = 0.5
+MAX_REPETITION_PENALTY = 0.5
+LENGTH_SCORE = 0.5  # no-tool branch: +0.5 for an answer of sensible length, -0.5 otherwise
+MIN_ANSWER_CHARS, MAX_ANSWER_CHARS = 2, 800
+THINK_SCORE = 0.25  # no-tool branch with thinking: closure and length of the think block
+MIN_THINK_CHARS, MAX_THINK_CHARS = 5, 400
+NUMBER_RE = re.compile(r"-?\d+(?:,\d{3})*(?:\.\d+)?")
+
+
+def final_answer(turns) -> str:
+    """The answer the user sees: the last model turn, after its last </tool_call> and its think block."""
+    text = turns[-1] if turns else ""
+    text = text.rsplit("</tool_call>", 1)[-1]
+    text = text.rsplit("</think>", 1)[-1]
+    return text.strip()
+
+
+def _as_number(text: str):
+    try:
+        return float(text.replace(",", ""))
+    except ValueError:
+        return None
+
+
+def gt_in_text(gt: str, text: str) -> bool:
+    """Numeric GT: equal (within 1e-6) to one of the numbers written in the text, so "9" does not match "59" or
+    "9.5". Text GT: case-insensitive substring."""
+    value = _as_number(gt.strip())
+    if value is not None:
+        return any(abs(_as_number(n) - value) < 1e-6 for n in NUMBER_RE.findall(text))
+    return gt.strip().lower() in text.lower()
+
+
+def validate_gt_in_text(text: str, gt_list) -> set:
+    """Indices of the GT values found in the text."""
+    return {i for i, gt in enumerate(gt_list) if gt_in_text(gt, text)}
+
+
+def tag_format_score(turns) -> float:
+    """-0.5 for every <tool_call> without its </tool_call> (or the reverse), in every turn."""
+    return -TAG_PENALTY * sum(abs(t.count("<tool_call>") - t.count("</tool_call>")) for t in turns)
+
+
+def tool_alignment_score(calls, tools, expected_calls: int) -> float:
+    """+0.5 when the valid calls match the expected count and nothing invalid was called, else -0.5 per unit of
+    gap = |valid - expected| + invalid. A call is valid when the tool was offered and CHECK_ARGS accepts it."""
+    offered = {t["function"]["name"] for t in tools}
+    valid = sum(1 for c in calls if c["name"] in offered and CHECK_ARGS.get(c["name"], lambda a: False)(
+        c["arguments"]))
+    gap = abs(valid - expected_calls) + (len(calls) - valid)
+    return ALIGN_BONUS if gap == 0 else -ALIGN_PENALTY * gap
+
+
+def gt_match_score(answer: str, gt_list) -> float:
+    if not gt_list:
+        return 0.0
+    return GT_WEIGHT * len(validate_gt_in_text(answer, gt_list)) / len(gt_list)
+
+
+def _ngram_units(text: str):
+    # Chinese characters one by one, words, digit runs, punctuation
+    return re.findall(r"[\u4e00-\u9fff]|[A-Za-z]+|\d+|[^\sA-Za-z\d\u4e00-\u9fff]", text)
+
+
+def repetition_penalty(text: str, n: int = 3) -> float:
+    """-(share of repeated n-grams), capped at 0.5: 'the weather is good the weather is good' loses points."""
+    units = _ngram_units(text)
+    grams = [tuple(units[i:i + n]) for i in range(len(units) - n + 1)]
+    if not grams:
+        return 0.0
+    repeated = 1 - len(set(grams)) / len(grams)
+    return -min(MAX_REPETITION_PENALTY, repeated)
+
+
+def length_score(answer: str) -> float:
+    return LENGTH_SCORE if MIN_ANSWER_CHARS <= len(answer) <= MAX_ANSWER_CHARS else -LENGTH_SCORE
+
+
+def thinking_scores(turn: str, open_thinking: bool):
+    """(closure, length) of the think block when the model was asked to think; (0, 0) otherwise."""
+    if not open_thinking:
+        return 0.0, 0.0
+    closed = turn.count("</think>") == 1
+    closure = THINK_SCORE if closed else -THINK_SCORE
+    reasoning = turn.split("</think>", 1)[0].strip() if closed else ""
+    length = THINK_SCORE if MIN_THINK_CHARS <= len(reasoning) <= MAX_THINK_CHARS else -THINK_SCORE
+    return closure, length
+
+
+@dataclass
+class RewardBreakdown:
+    """Every term of one trajectory's reward; `total` is their sum clipped to [-3, 3]."""
+    tag_format: float = 0.0
+    tool_alignment: float = 0.0
+    gt_match: float = 0.0
+    unfinished: float = 0.0
+    repetition: float = 0.0
+    length: float = 0.0
+    think_closure: float = 0.0
+    think_length: float = 0.0
+    reward_model: float = 0.0
+    total: float = 0.0
+
+    def terms(self) -> dict:
+        return {k: v for k, v in vars(self).items() if k != "total"}
+
+
+def calculate_rewards(trajectories, gt_batch, tools_batch, num_generations, reward_model=None,
+                      expect_tools_batch=None) -> list:
+    """One RewardBreakdown per trajectory. Prompt i's data (gt, tools) applies to trajectories
+    [i*G, (i+1)*G).
+
+    Tool branch (the model called a tool): tag format + tool alignment + GT match on the final answer.
+    No-tool branch: tag format + answer length + thinking closure/length + optional reward model.
+    Both: -0.5 if unfinished, and the 3-gram repetition penalty on the final answer.
+    The expected number of calls is len(expect_tools) when the data gives it, else len(gt) (the seed's rule).
+    """
+    rewards = []
+    for k, traj in enumerate(trajectories):
+        i = k // num_generations
+        gt, tools = gt_batch[i], tools_batch[i]
+        expect = expect_tools_batch[i] if expect_tools_batch is not None else None
+        expected_calls = len(expect) if expect is not None else len(gt)
+        answer = final_answer(traj.turns)
+        r = RewardBreakdown(tag_format=tag_format_score(traj.turns))
+        calls = [c for turn in traj.turns for c in parse_tool_calls(turn)]
+        if calls:
+            r.tool_alignment = tool_alignment_score(calls, tools, expected_calls)
+            r.gt_match = gt_match_score(answer, gt)
+        else:
+            r.length = length_score(answer)
+            r.think_closure, r.think_length = thinking_scores(traj.turns[-1] if traj.turns else "",
+                                                              traj.open_thinking)
+            if reward_model is not None:
+                r.reward_model = reward_model.score(traj.messages, answer)
+        r.unfinished = -UNFINISHED_PENALTY if traj.unfinished else 0.0
+        r.repetition = repetition_penalty(answer)
+        r.total = max(-REWARD_CLIP, min(REWARD_CLIP, sum(r.terms().values())))
+        rewards.append(r)
+    return rewards
+
+
+class RewardModel:
+    """An optional transformers reward model (sequence classification, one logit) for the no-tool branch:
+    it scores the user's question with the model's final answer."""
+
+    def __init__(self, path: str, device: str = "cpu", max_length: int = 1024, clip: float = 3.0):
+        from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+        self.tokenizer = AutoTokenizer.from_pretrained(path)
+        self.model = AutoModelForSequenceClassification.from_pretrained(path, dtype=torch.float32).to(device)
+        self.model.eval().requires_grad_(False)
+        if self.model.config.num_labels != 1:
+            raise ValueError(f"{path}: a reward model needs num_labels=1, got {self.model.config.num_labels}")
+        self.device, self.max_length, self.clip = device, max_length, clip
+
+    @torch.no_grad()
+    def score(self, messages, answer: str) -> float:
+        question = next((m.get("content") or "" for m in reversed(messages) if m["role"] == "user"), "")
+        chat = [{"role": "user", "content": question}, {"role": "assistant", "content": answer}]
+        if self.tokenizer.chat_template:
+            text = self.tokenizer.apply_chat_template(chat, tokenize=False)
+        else:
+            text = f"user: {question}\nassistant: {answer}"
+        enc = self.tokenizer(text, truncation=True, max_length=self.max_length, return_tensors="pt")
+        logit = self.model(**{k: v.to(self.device) for k, v in enc.items()}).logits[0, 0].item()
+        return max(-self.clip, min(self.clip, logit))
+
+
+# ==========================================================================================================
+# Training: rollout -> reward -> group advantages -> CISPO/GRPO loss with KL to the reference -> step.
+# ==========================================================================================================
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description="Agent RL: multi-turn tool use with CISPO/GRPO")
+    # --- data and weights ---
+    parser.add_argument("--data_path", default="dataset/agent_rl.jsonl", help="RL prompts (JSONL, seed format)")
+    parser.add_argument("--skip_bad_lines", action="store_true", help="skip (and count) malformed data lines")
+    parser.add_argument("--from_weight", default="full_sft", help="starting weights in save_dir (or a "
+                        "transformers directory); also the frozen KL reference")
+    parser.add_argument("--save_weight", default="agent", help="output name: out/{save_weight}_{hidden}.pth")
+    parser.add_argument("--save_dir", default="out")
+    add_model_args(parser)
+    # --- rollout ---
+    parser.add_argument("--num_generations", type=int, default=4, help="trajectories per prompt (the group)")
+    parser.add_argument("--max_turns", type=int, default=3, help="model turns per trajectory")
+    parser.add_argument("--max_gen_len", type=int, default=256, help="new tokens per model turn")
+    parser.add_argument("--max_total_len", type=int, default=2500, help="tokens per trajectory, all turns")
+    parser.add_argument("--max_tool_tokens", type=int, default=256, help="a tool result is cut to this")
+    parser.add_argument("--tool_timeout", type=float, default=1.0, help="seconds per tool call")
+    parser.add_argument("--thinking_ratio", type=float, default=0.1, help="share of trajectories that think")
+    parser.add_argument("--temperature", type=float, default=0.8, help="rollout sampling temperature")
+    parser.add_argument("--top_p", type=float, default=1.0)
+    parser.add_argument("--rollout_engine", default="torch", choices=["torch"])
+    parser.add_argument("--reward_model_path", default=None, help="optional reward model (no-tool branch)")
+    # --- optimisation ---
+    parser.add_argument("--epochs", type=int, default=1)
+    parser.add_argument("--batch_size", type=int, default=2, help="prompts per step")
+    parser.add_argument("--accumulation_steps", type=int, default=1)
+    parser.add_argument("--learning_rate", type=float, default=3e-7, help="peak LR (the seed's 3e-7)")
+    parser.add_argument("--loss_type", default="cispo", choices=["cispo", "grpo"])
+    parser.add_argument("--beta", type=float, default=0.1, help="KL penalty to the reference model")
+    parser.add_argument("--epsilon", type=float, default=0.2, help="GRPO clip range")
+    parser.add_argument("--epsilon_high", type=float, default=5.0, help="CISPO upper clip of the ratio")
+    parser.add_argument("--adv_clip", type=float, default=2.0, help="clip advantages to [-x, x]; 0 = off")
+    parser.add_argument("--grad_clip", type=float, default=1.0)
+    parser.add_argument("--train_micro_batch", type=int, default=8, help="sequences per forward/backward")
+    # --- runtime ---
+    parser.add_argument("--device", default="auto")
+    parser.add_argument("--dtype", default=None, choices=["float32", "bfloat16", "float16"],
+                        help="autocast dtype (default: bfloat16 on CPU)")
+    parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument("--max_steps", type=int, default=-1, help="stop after this many optimizer steps")
+    parser.add_argument("--log_interval", type=int, default=1)
+    parser.add_argument("--save_interval", type=int, default=20, help="steps between weight/resume saves")
+    parser.add_argument("--from_resume", type=int, default=0, choices=[0, 1])
+    parser.add_argument("--debug_mode", action="store_true", help="print whole trajectories")
+    parser.add_argument("--debug_interval", type=int, default=20)
+    args = parser.parse_args(argv)
+    args.device = resolve_device(args.device)
+    args.dtype = args.dtype or default_dtype(args.device)
+    return args
+
+
+@dataclass
+class TrainState:
+    """What the training loop reads and updates, passed explicitly."""
+    model: torch.nn.Module
+    ref_model: torch.nn.Module
+    rollout_engine: object
+    tokenizer: object
+    optimizer: torch.optim.Optimizer
+    args: argparse.Namespace
+    total_steps: int
+    reward_model: object = None
+    step: int = 0
+    micro_step: int = 0
+    metrics_file: object = None
+    stop_requested: bool = False
+
+
+@dataclass
+class TrainBatch:
+    input_ids: torch.Tensor  # (N, T) right-padded prompt + trajectory ids
+    completion_mask: torch.Tensor  # (N, T-1) 1 where the predicted token was written by the model
+    old_logps: torch.Tensor  # (N, T-1) sampling log-probs of those tokens
+    advantages: torch.Tensor  # (N,)
+
+
+def truncate_for_training(prompt_len, ids, mask, logps, max_len):
+    """Fit prompt + trajectory into max_len: drop whole middle turns (a model turn with its tool turn), earliest
+    first, so the system/tools prompt and the final answer survive; cut the end only as a last resort.
+    (Tokens kept after a dropped turn keep their sampling log-probs.)"""
+    if prompt_len + len(ids) <= max_len:
+        return ids, mask, logps
+    # segments start where a model turn starts (mask goes 0 -> 1)
+    starts = [j for j in range(len(ids)) if mask[j] == 1 and (j == 0 or mask[j - 1] == 0)] or [0]
+    bounds = list(zip(starts, starts[1:] + [len(ids)]))
+    keep = list(bounds)
+    while len(keep) > 1 and prompt_len + sum(e - s for s, e in keep) > max_len:
+        keep.pop(0)
+    pick = [j for s, e in keep for j in range(s, e)][:max(0, max_len - prompt_len)]
+    return [ids[j] for j in pick], [mask[j] for j in pick], [logps[j] for j in pick]
+
+
+def completion_mask_for(mask, ids, eos_token_id):
+    """response_mask, with each model turn cut after its first EOS (anything written past it is ignored)."""
+    out, after_eos = [], False
+    for m, t in zip(mask, ids):
+        if m == 0:
+            after_eos = False  # a new model turn starts after the injected tool turn
+            out.append(0)
+            continue
+        out.append(0 if after_eos else 1)
+        if t == eos_token_id:
+            after_eos = True
+    return out
+
+
+def build_train_batch(trajs, advantages, pad_token_id, eos_token_id, max_total_len) -> TrainBatch:
+    rows = []
+    for traj in trajs:
+        ids, mask, logps = truncate_for_training(len(traj.prompt_ids), traj.ids, traj.response_mask,
+                                                 traj.old_logps, max_total_len)
+        prompt = traj.prompt_ids[:max_total_len]
+        mask = completion_mask_for(mask, ids, eos_token_id)
+        rows.append((prompt + ids, [0] * len(prompt) + mask, [0.0] * len(prompt) + logps))
+    T = max(len(r[0]) for r in rows)
+    input_ids = torch.full((len(rows), T), pad_token_id, dtype=torch.long)
+    completion_mask = torch.zeros((len(rows), T))
+    old_logps = torch.zeros((len(rows), T))
+    for i, (ids, mask, logps) in enumerate(rows):
+        input_ids[i, :len(ids)] = torch.tensor(ids)
+        completion_mask[i, :len(mask)] = torch.tensor(mask, dtype=torch.float)
+        old_logps[i, :len(logps)] = torch.tensor(logps)
+    # position t predicts token t: drop column 0, which nothing predicts
+    return TrainBatch(input_ids, completion_mask[:, 1:], old_logps[:, 1:], advantages)
+
+
+def group_advantages(rewards: torch.Tensor, num_generations: int, adv_clip: float):
+    """(r - group mean) / (group std + 1e-4), per prompt; returns advantages, per-group std."""
+    grouped = rewards.view(-1, num_generations)  # (B, G)
+    mean, std = grouped.mean(1, keepdim=True), grouped.std(1, keepdim=True) if num_generations > 1 \
+        else torch.zeros_like(grouped[:, :1])
+    advantages = ((grouped - mean) / (std + 1e-4)).flatten()
+    if adv_clip > 0:
+        advantages = advantages.clamp(-adv_clip, adv_clip)
+    return advantages, std.flatten()
+
+
+def policy_loss(logps, old_logps, ref_logps, advantages, mask, args):
+    """Per-sequence mean over the model's tokens of the CISPO/GRPO objective plus beta * KL; returns the batch
+    mean loss and the token-level ratio and KL (for logging)."""
+    ratio = torch.exp(logps - old_logps)  # (N, T-1)
+    adv = advantages[:, None]
+    if args.loss_type == "cispo":
+        # the clipped ratio only weights the gradient of the log-prob; it is not differentiated through
+        pg = -torch.clamp(ratio, max=args.epsilon_high).detach() * adv * logps
+    else:
+        pg = -torch.min(ratio * adv, torch.clamp(ratio, 1 - args.epsilon, 1 + args.epsilon) * adv)
+    # k3 estimator of KL(policy || reference): exp(ref - logp) - (ref - logp) - 1 >= 0
+    delta = ref_logps - logps
+    kl = torch.exp(delta) - delta - 1
+    per_token = pg + args.beta * kl
+    per_seq = (per_token * mask).sum(1) / mask.sum(1).clamp(min=1)
+    return per_seq.mean(), ratio.detach(), kl.detach()
+
+
+def debug_print(state: TrainState, trajs, rewards):
+    tok = state.tokenizer
+    for k, (traj, r) in enumerate(zip(trajs, rewards)):
+        g = state.args.num_generations
+        name = f"gen[{k // g}][{k % g}]"
+        print(f"{'=' * 30} [DEBUG] {name} CONTEXT {'=' * 30}")
+        print(tok.decode(traj.prompt_ids))
+        print(f"[DEBUG] {name} prompt_len={len(traj.prompt_ids)}, seq_len={traj.length}, "
+              f"thinking={traj.open_thinking}, unfinished={traj.unfinished}")
+        spans, start = [], 0
+        for j in range(1, len(traj.response_mask) + 1):
+            if j == len(traj.response_mask) or traj.response_mask[j] != traj.response_mask[start]:
+                spans.append((start, j, traj.response_mask[start]))
+                start = j
+        for s, e, m in spans:
+            who = "MODEL (mask 1)" if m else "TOOL  (mask 0)"
+            print(f"--- {who} [{len(traj.prompt_ids) + s}:{len(traj.prompt_ids) + e}] ---")
+            print(tok.decode(traj.ids[s:e]))
+        print(f"[DEBUG] {name} reward {r.total:+.2f} " + " ".join(f"{k}={v:+.2f}" for k, v in r.terms().items()
+                                                                  if v))
+
+
+def trajectory_stats(trajs) -> dict:
+    calls = [c for t in trajs for c in t.tool_calls]
+    n = max(1, len(trajs))
+    seen_repeats = 0
+    for t in trajs:
+        keys = [(c["name"], json.dumps(c["arguments"], sort_keys=True, ensure_ascii=False)) for c in t.tool_calls]
+        seen_repeats += len(keys) - len(set(keys))
+    return {
+        "resp_len": sum(sum(t.response_mask) for t in trajs) / n,
+        "tool_calls": len(calls) / n,
+        "tool_success": sum(tool_result_ok(c["result"]) for c in calls) / max(1, len(calls)),
+        "repeat_calls": seen_repeats / max(1, len(calls)),
+        "unfinished": sum(t.unfinished for t in trajs) / n,
+        "turns": sum(len(t.turns) for t in trajs) / n,
+    }
+
+
+def rl_train_epoch(state: TrainState, dataset, batches, epoch: int, start_batch: int = 0) -> int:
+    """One pass over `batches` (lists of dataset indices), one optimizer step per accumulation_steps batches.
+    Returns the index of the first batch not trained on (len(batches) when the epoch is complete)."""
+    args, model, tok = state.args, state.model, state.tokenizer
+    G = args.num_generations
+    bar = tqdm(total=state.total_steps, initial=state.step, desc=f"agent rl (epoch {epoch})", dynamic_ncols=True)
+    next_batch = start_batch
+    for b in range(start_batch, len(batches)):
+        if state.step >= state.total_steps or state.stop_requested:
+            break
+        next_batch = b + 1
+        t0 = time.time()
+        items = [dataset[i] for i in batches[b]]
+        messages_batch = [it["messages"] for it in items]
+        tools_batch = [it["tools"] for it in items]
+        gt_batch = [it["gt"] for it in items]
+        expect_batch = [it["expect_tools"] for it in items]
+        if any(e is None for e in expect_batch):
+            expect_batch = None
+
+        # Phase 1: multi-turn rollout with the current policy (no gradient)
+        thinking = [random.random() < args.thinking_ratio for _ in range(len(items) * G)]
+        with torch.no_grad():
+            trajs = rollout_batch(state.rollout_engine, tok, messages_batch, tools_batch, G, args, thinking)
+        t_rollout = time.time() - t0
+
+        # Phase 2: tool-aware rewards, each term kept for the log
+        rewards = calculate_rewards(trajs, gt_batch, tools_batch, G, state.reward_model, expect_batch)
+        totals = torch.tensor([r.total for r in rewards])
+
+        # Phase 3: group-normalised advantages (a group whose rewards are all equal gets 0: no signal)
+        advantages, group_std = group_advantages(totals, G, args.adv_clip)
+
+        # Phase 4: policy and reference log-probs on the padded batch, CISPO/GRPO loss, backward
+        batch = build_train_batch(trajs, advantages, tok.pad_token_id, tok.eos_token_id, args.max_total_len)
+        N = batch.input_ids.shape[0]
+        n_keep = batch.input_ids.shape[1] - 1
+        loss_sum, ratios, kls, masks = 0.0, [], [], []
+        for s in range(0, N, args.train_micro_batch):
+            sl = slice(s, s + args.train_micro_batch)
+            ids, mask = batch.input_ids[sl].to(args.device), batch.completion_mask[sl].to(args.device)
+            with torch.no_grad(), autocast(args.device, args.dtype):
+                ref_logps = compute_per_token_logps(state.ref_model, ids, n_keep, temperature=args.temperature)
+            with autocast(args.device, args.dtype):
+                logps = compute_per_token_logps(model, ids, n_keep, temperature=args.temperature)
+            loss, ratio, kl = policy_loss(logps, batch.old_logps[sl].to(args.device), ref_logps,
+                                          batch.advantages[sl].to(args.device), mask, args)
+            share = ids.shape[0] / N
+            (loss * share / args.accumulation_steps).backward()
+            loss_sum += loss.item() * share
+            ratios.append(ratio[mask.bool()])
+            kls.append(kl[mask.bool()])
+        state.micro_step += 1
+
+        stepped, grad_norm = False, float("nan")
+        if state.micro_step % args.accumulation_steps == 0:
+            lr = cosine_lr(state.step, state.total_steps, args.learning_rate)
+            for group in state.optimizer.param_groups:
+                group["lr"] = lr
+            grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), args.grad_clip).item()
+            if math.isfinite(loss_sum) and math.isfinite(grad_norm):
+                state.optimizer.step()
+                stepped = True
+            state.optimizer.zero_grad(set_to_none=True)
+            state.rollout_engine.update_policy(model)
+            state.step += 1
+            bar.update(1)
+
+        # log: every reward term, the behaviour, and the health of the update
+        ratio_all, kl_all = torch.cat(ratios), torch.cat(kls)
+        record = {
+            "step": state.step, "epoch": epoch, "reward": totals.mean().item(),
+            **{f"r_{k}": sum(getattr(r, k) for r in rewards) / len(rewards) for k in rewards[0].terms()},
+            **trajectory_stats(trajs),
+            "kl": kl_all.mean().item() if kl_all.numel() else 0.0,
+            "group_std": group_std.mean().item(),
+            "zero_std_groups": (group_std < 1e-6).float().mean().item(),
+            "adv_std": advantages.std().item() if advantages.numel() > 1 else 0.0,
+            "loss": loss_sum, "grad_norm": grad_norm, "stepped": stepped,
+            "ratio_mean": ratio_all.mean().item() if ratio_all.numel() else 1.0,
+            "ratio_max": ratio_all.max().item() if ratio_all.numel() else 1.0,
+            "lr": state.optimizer.param_groups[0]["lr"], "rollout_s": t_rollout, "step_s": time.time() - t0,
+        }
+        if state.metrics_file is not None:
+            state.metrics_file.write(json.dumps(record) + "\n")
+            state.metrics_file.flush()
+        if state.step % args.log_interval == 0:
+            keys = ["step", "reward", "r_gt_match", "r_tool_alignment", "r_tag_format", "r_unfinished",
+                    "r_repetition", "r_length", "kl", "group_std", "adv_std", "loss", "resp_len", "tool_calls",
+                    "tool_success", "unfinished", "lr", "ratio_mean", "ratio_max", "step_s"]
+            tqdm.write(" | ".join(f"{k} {record[k]:.4g}" if isinstance(record[k], float) else f"{k} {record[k]}"
+                                  for k in keys))
+        bar.set_postfix(reward=f"{record['reward']:.3f}", kl=f"{record['kl']:.4f}")
+        if args.debug_mode and state.step % args.debug_interval == 0:
+            debug_print(state, trajs, rewards)
+        if stepped and state.step % args.save_interval == 0:
+            save_checkpoints(state, epoch, b + 1)
+    bar.close()
+    return next_batch
+
+
+def save_checkpoints(state: TrainState, epoch: int, batches_done: int):
+    args = state.args
+    save_minimind(state.model, weight_path(args.save_dir, args.save_weight, args.hidden_size, bool(args.use_moe)))
+    save_resume(resume_path(args.save_dir, args.save_weight, args.hidden_size, bool(args.use_moe)),
+                state.model, state.optimizer, state.step,
+                {"epoch": epoch, "batches_done": batches_done, "micro_step": state.micro_step})
+
+
+def epoch_batches(n_items: int, batch_size: int, seed: int, epoch: int):
+    order = list(range(n_items))
+    random.Random(seed * 1000003 + epoch).shuffle(order)
+    return [order[i:i + batch_size] for i in range(0, n_items, batch_size)]
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    set_seed(args.seed)
+    from dataset.lm_dataset import AgentRLDataset
+
+    dataset = AgentRLDataset(args.data_path, known_tools=set(MOCK_RESULTS), skip_bad_lines=args.skip_bad_lines)
+    model, tokenizer = init_model(args, args.from_weight, args.save_dir, args.device)
+    ref_model = copy.deepcopy(model).eval().requires_grad_(False)  # frozen starting weights: the KL anchor
+    optimizer = torch.optim.AdamW(model.parameters(), lr=args.learning_rate, weight_decay=0.0)
+    engine = create_rollout_engine(args.rollout_engine, model, tokenizer.eos_token_id, tokenizer.pad_token_id,
+                                   args.device, args.dtype)
+    reward_model = RewardModel(args.reward_model_path, args.device) if args.reward_model_path else None
+    n_batches = math.ceil(len(dataset) / args.batch_size)
+    total_steps = args.epochs * (n_batches // args.accumulation_steps)
+    if args.max_steps > 0:
+        total_steps = min(total_steps, args.max_steps)
+    state = TrainState(model, ref_model, engine, tokenizer, optimizer, args, total_steps, reward_model)
+
+    start_epoch, start_batch = 0, 0
+    if args.from_resume:
+        path = resume_path(args.save_dir, args.save_weight, args.hidden_size, bool(args.use_moe))
+        ckpt = load_resume(path)
+        model.load_state_dict(ckpt["model"])
+        optimizer.load_state_dict(ckpt["optimizer"])
+        set_rng_state(ckpt["rng"])
+        state.step, state.micro_step = ckpt["step"], ckpt["extra"]["micro_step"]
+        start_epoch, start_batch = ckpt["extra"]["epoch"], ckpt["extra"]["batches_done"]
+        print(f"resumed from {path} at step {state.step} (epoch {start_epoch}, batch {start_batch})")
+
+    os.makedirs(args.save_dir, exist_ok=True)
+    metrics_path = weight_path(args.save_dir, args.save_weight, args.hidden_size, bool(args.use_moe)).replace(
+        ".pth", "_metrics.jsonl")
+    state.metrics_file = open(metrics_path, "a" if args.from_resume else "w", encoding="utf-8")
+    print(f"model: {count_parameters(model) / 1e6:.2f}M parameters from '{args.from_weight}' | "
+          f"device {args.device} | dtype {args.dtype}")
+    print(f"data: {len(dataset)} prompts ({dataset.stats}) | {n_batches} batches/epoch | {total_steps} steps")
+    print("config: " + " ".join(f"{k}={v}" for k, v in vars(args).items()))
+
+    def request_stop(signum, frame):
+        state.stop_requested = True  # finish the current step, save, exit
+        print(f"\nsignal {signum}: saving a resume checkpoint after this step")
+
+    signal.signal(signal.SIGINT, request_stop)
+    signal.signal(signal.SIGTERM, request_stop)
+    model.train()
+    epoch, next_batch = start_epoch, start_batch
+    for epoch in range(start_epoch, args.epochs):
+        batches = epoch_batches(len(dataset), args.batch_size, args.seed, epoch)
+        next_batch = rl_train_epoch(state, dataset, batches, epoch, start_batch if epoch == start_epoch else 0)
+        if state.step >= total_steps or state.stop_requested:
+            break
+    save_checkpoints(state, epoch, next_batch)
+    state.metrics_file.close()
+    print(f"saved {weight_path(args.save_dir, args.save_weight, args.hidden_size, bool(args.use_moe))} "
+          f"at step {state.step}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,197 @@
+"""
+Cold-start SFT: teach a MiniMind model the chat format and the <tool_call> protocol from the generated
+conversations, before agent RL.
+
+The loss covers only what the assistant writes: every assistant turn through its closing <|im_end|> (so the
+model learns to stop), never the system prompt, the user, or the tool responses. Batches group sequences of
+similar length, matmuls run in bf16 autocast on CPU, and the validation loss is measured every --eval_interval
+steps; the weights with the best validation loss are saved to out/{save_weight}_{hidden}[_moe].pth.
+
+Run (the shipped checkpoint was made with exactly this, on a 2-core CPU; see README):
+    python trainer/train_full_sft.py
+Resume a killed run:
+    python trainer/train_full_sft.py --from_resume 1
+"""
+import argparse
+import json
+import math
+import os
+import sys
+import time
+
+if __package__ in (None, ""):
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import torch
+from tqdm import tqdm
+
+from dataset.lm_dataset import LengthGroupedSampler, SFTDataset, sft_collate
+from model.model_minimind import count_parameters, save_minimind, weight_path
+from trainer.trainer_utils import (
+    add_model_args, autocast, cosine_lr, default_dtype, init_model, load_resume, resolve_device, resume_path,
+    save_resume, set_rng_state, set_seed,
+)
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description="Cold-start SFT on tool-use conversations")
+    # --- data ---
+    parser.add_argument("--data_path", default="dataset/sft_agent.jsonl", help="training conversations (JSONL)")
+    parser.add_argument("--val_path", default="dataset/sft_agent_val.jsonl", help="validation conversations")
+    parser.add_argument("--max_seq_len", type=int, default=1024, help="longer conversations are cut")
+    parser.add_argument("--skip_bad_lines", action="store_true", help="skip (and count) malformed data lines")
+    # --- model ---
+    add_model_args(parser)
+    parser.add_argument("--from_weight", default="none", help="'none' (random init), a weight name in save_dir, "
+                        "or a transformers model directory")
+    parser.add_argument("--save_weight", default="full_sft", help="output name: out/{save_weight}_{hidden}.pth")
+    parser.add_argument("--save_dir", default="out")
+    # --- optimisation ---
+    parser.add_argument("--epochs", type=int, default=3)
+    parser.add_argument("--batch_size", type=int, default=16)
+    parser.add_argument("--accumulation_steps", type=int, default=1)
+    parser.add_argument("--learning_rate", type=float, default=2e-3, help="peak LR (a small model from scratch)")
+    parser.add_argument("--weight_decay", type=float, default=0.1)
+    parser.add_argument("--warmup_steps", type=int, default=50)
+    parser.add_argument("--grad_clip", type=float, default=1.0)
+    # --- runtime ---
+    parser.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:1 ...")
+    parser.add_argument("--dtype", default=None, choices=["float32", "bfloat16", "float16"],
+                        help="autocast dtype (default: bfloat16 on CPU)")
+    parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument("--log_interval", type=int, default=25)
+    parser.add_argument("--eval_interval", type=int, default=100, help="steps between validation passes")
+    parser.add_argument("--save_interval", type=int, default=200, help="steps between resume checkpoints")
+    parser.add_argument("--max_steps", type=int, default=-1, help="stop after this many optimizer steps")
+    parser.add_argument("--from_resume", type=int, default=0, choices=[0, 1])
+    args = parser.parse_args(argv)
+    args.device = resolve_device(args.device)
+    args.dtype = args.dtype or default_dtype(args.device)
+    return args
+
+
+@torch.no_grad()
+def evaluate(model, dataset, args, batch_size=32):
+    """Token-weighted mean loss over the whole validation set."""
+    model.eval()
+    total, count = 0.0, 0
+    order = sorted(range(len(dataset)), key=lambda i: len(dataset[i][0]))
+    for b in range(0, len(order), batch_size):
+        input_ids, labels = sft_collate([dataset[i] for i in order[b:b + batch_size]])
+        input_ids, labels = input_ids.to(args.device), labels.to(args.device)
+        with autocast(args.device, args.dtype):
+            loss = model(input_ids, labels=labels, return_logits=False).loss
+        n = int((labels[:, 1:] != -100).sum())
+        total += loss.item() * n
+        count += n
+    model.train()
+    return total / max(1, count)
+
+
+def train(args):
+    set_seed(args.seed)
+    model, tokenizer = init_model(args, args.from_weight, args.save_dir, args.device)
+    train_set = SFTDataset(args.data_path, tokenizer, args.max_seq_len, args.skip_bad_lines)
+    val_set = SFTDataset(args.val_path, tokenizer, args.max_seq_len, args.skip_bad_lines)
+    sampler = LengthGroupedSampler(train_set.lengths(), args.batch_size, seed=args.seed)
+    steps_per_epoch = len(sampler) // args.accumulation_steps
+    total_steps = steps_per_epoch * args.epochs
+    if args.max_steps > 0:
+        total_steps = min(total_steps, args.max_steps)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=args.learning_rate, weight_decay=args.weight_decay,
+                                  betas=(0.9, 0.95))
+    out_path = weight_path(args.save_dir, args.save_weight, args.hidden_size, bool(args.use_moe))
+    ckpt_path = resume_path(args.save_dir, args.save_weight, args.hidden_size, bool(args.use_moe))
+    log_path = out_path.replace(".pth", "_log.jsonl")
+
+    step, start_epoch, skip_batches, best_val = 0, 0, 0, float("inf")
+    if args.from_resume:
+        ckpt = load_resume(ckpt_path)
+        model.load_state_dict(ckpt["model"])
+        optimizer.load_state_dict(ckpt["optimizer"])
+        set_rng_state(ckpt["rng"])
+        step = ckpt["step"]
+        start_epoch, skip_batches = ckpt["extra"]["epoch"], ckpt["extra"]["batches_done"]
+        best_val = ckpt["extra"]["best_val"]
+        print(f"resumed from {ckpt_path} at step {step} (epoch {start_epoch}, batch {skip_batches})")
+
+    n_tokens = sum(train_set.lengths())
+    print(f"model: {count_parameters(model) / 1e6:.2f}M parameters | device {args.device} | dtype {args.dtype}")
+    print(f"data: {len(train_set)} train conversations ({n_tokens} tokens, {train_set.stats}), "
+          f"{len(val_set)} val | {steps_per_epoch} steps/epoch, {total_steps} steps")
+    print("config: " + " ".join(f"{k}={v}" for k, v in vars(args).items()))
+
+    model.train()
+    os.makedirs(args.save_dir, exist_ok=True)
+    log_file = open(log_path, "a" if args.from_resume else "w", encoding="utf-8")
+    bar = tqdm(total=total_steps, initial=step, desc="sft", dynamic_ncols=True)
+    t0, tokens_seen, loss_sum, loss_n, skipped_nonfinite = time.time(), 0, 0.0, 0, 0
+    done = step >= total_steps
+    for epoch in range(start_epoch, args.epochs):
+        if done:
+            break
+        sampler.set_epoch(epoch)
+        batches = sampler.batches()
+        micro = 0
+        for b_idx, batch_idx in enumerate(batches):
+            if epoch == start_epoch and b_idx < skip_batches:
+                continue
+            input_ids, labels = sft_collate([train_set[i] for i in batch_idx])
+            input_ids, labels = input_ids.to(args.device), labels.to(args.device)
+            with autocast(args.device, args.dtype):
+                loss = model(input_ids, labels=labels, return_logits=False).loss / args.accumulation_steps
+            loss.backward()
+            tokens_seen += input_ids.numel()
+            micro += 1
+            if micro % args.accumulation_steps != 0:
+                continue
+            lr = cosine_lr(step, total_steps, args.learning_rate, args.warmup_steps)
+            for group in optimizer.param_groups:
+                group["lr"] = lr
+            grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), args.grad_clip)
+            if not (math.isfinite(loss.item()) and math.isfinite(grad_norm.item())):
+                skipped_nonfinite += 1  # never write a non-finite update into the weights
+                optimizer.zero_grad(set_to_none=True)
+                continue
+            optimizer.step()
+            optimizer.zero_grad(set_to_none=True)
+            step += 1
+            loss_sum += loss.item() * args.accumulation_steps
+            loss_n += 1
+            bar.update(1)
+
+            if step % args.log_interval == 0 or step == total_steps:
+                elapsed = time.time() - t0
+                record = {"step": step, "epoch": epoch, "loss": round(loss_sum / loss_n, 4), "lr": lr,
+                          "grad_norm": round(grad_norm.item(), 3), "tok_per_s": round(tokens_seen / elapsed),
+                          "elapsed_s": round(elapsed), "skipped_nonfinite": skipped_nonfinite}
+                bar.set_postfix(loss=record["loss"], lr=f"{lr:.2e}")
+                tqdm.write(" | ".join(f"{k} {v}" for k, v in record.items()))
+                log_file.write(json.dumps(record) + "\n")
+                log_file.flush()
+                loss_sum, loss_n = 0.0, 0
+            if step % args.eval_interval == 0 or step == total_steps:
+                val_loss = evaluate(model, val_set, args)
+                improved = val_loss < best_val
+                if improved:
+                    best_val = val_loss
+                    save_minimind(model, out_path)
+                tqdm.write(f"step {step} | val_loss {val_loss:.4f} | best {best_val:.4f}"
+                           + (f" | saved {out_path}" if improved else ""))
+                log_file.write(json.dumps({"step": step, "val_loss": round(val_loss, 4)}) + "\n")
+                log_file.flush()
+            if step % args.save_interval == 0 or step == total_steps:
+                save_resume(ckpt_path, model, optimizer, step,
+                            {"epoch": epoch, "batches_done": b_idx + 1, "best_val": best_val})
+            if step >= total_steps:
+                done = True
+                break
+        skip_batches = 0
+    bar.close()
+    log_file.close()
+    print(f"done: {step} steps in {time.time() - t0:.0f}s | best val_loss {best_val:.4f} | weights {out_path}")
+    return best_val
+
+
+if __name__ == "__main__":
+    train(parse_args())
