@@ -61,7 +61,7 @@ class RolloutEngine(ABC):
         """Make the next rollouts use these weights."""
 
 
-def sample_next(logits, temperature: float, top_p: float):
+def sample_next(logits, temperature: float, top_p: float, generator=None):
     """logits (B, V) -> (token (B,), logp (B,)) with the log-prob under softmax(logits / T)."""
     if temperature <= 0:
         token = logits.argmax(-1)
@@ -73,7 +73,7 @@ def sample_next(logits, temperature: float, top_p: float):
         keep = sorted_p.cumsum(-1) - sorted_p < top_p  # always keeps the most likely token
         sorted_p = sorted_p * keep
         probs = torch.zeros_like(probs).scatter_(-1, sorted_idx, sorted_p)
-    token = torch.multinomial(probs, 1).squeeze(-1)
+    token = torch.multinomial(probs, 1, generator=generator).squeeze(-1)
     return token, logps_of(scaled, token)
 
 

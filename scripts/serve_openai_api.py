@@ -1,0 +1,377 @@
+"""
+An OpenAI-compatible HTTP server for a MiniMind checkpoint, with tool calls.
+
+    POST /v1/chat/completions   messages (incl. assistant tool_calls and tool messages), tools, temperature, top_p,
+                                max_tokens, stream, open_thinking / chat_template_kwargs
+    GET  /v1/models
+
+The model writes <tool_call> blocks; the server returns them as OpenAI `tool_calls` (finish_reason "tool_calls"),
+thinking as `reasoning_content`, and `usage`. Streaming is SSE: chat.completion.chunk objects, tool calls as
+delta.tool_calls entries with an index, then `data: [DONE]`. Bad requests get a 400 with an OpenAI-style error.
+
+Run:
+    python scripts/serve_openai_api.py --weight agent            # http://127.0.0.1:8998/v1
+Then any OpenAI client works, e.g.:
+    python scripts/eval_toolcall.py --backend api --api_base_url http://127.0.0.1:8998/v1
+"""
+import argparse
+import json
+import os
+import sys
+import threading
+import time
+import uuid
+from typing import Any, Literal
+
+if __package__ in (None, ""):
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import torch
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, StreamingResponse
+from pydantic import BaseModel, ConfigDict, Field
+from transformers.cache_utils import DynamicCache
+
+from dataset.lm_dataset import encode, render
+from trainer.rollout_engine import sample_next
+from trainer.train_agent import parse_tool_call_body
+from trainer.trainer_utils import add_model_args, autocast, default_dtype, init_model, resolve_device
+
+MAX_BODY_BYTES = 1 << 20  # 1 MiB of JSON is far more than any sane chat request
+
+
+# ----------------------------------------------------------------------------------------------------------
+# request schema (unknown fields are ignored, as OpenAI clients send many)
+
+
+class FunctionCall(BaseModel):
+    name: str
+    arguments: str | dict = "{}"
+
+
+class ToolCall(BaseModel):
+    id: str | None = None
+    type: str = "function"
+    function: FunctionCall
+
+
+class Message(BaseModel):
+    role: Literal["system", "user", "assistant", "tool"]
+    content: str | list | None = None
+    tool_calls: list[ToolCall] | None = None
+    tool_call_id: str | None = None
+    reasoning_content: str | None = None
+
+
+class ChatRequest(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    model: str | None = None
+    messages: list[Message] = Field(min_length=1)
+    tools: list[dict[str, Any]] | None = None
+    temperature: float = Field(default=1.0, ge=0.0, le=2.0)
+    top_p: float = Field(default=1.0, gt=0.0, le=1.0)
+    max_tokens: int | None = Field(default=None, ge=1)
+    max_completion_tokens: int | None = Field(default=None, ge=1)
+    stream: bool = False
+    stream_options: dict[str, Any] | None = None
+    open_thinking: bool | None = None
+    chat_template_kwargs: dict[str, Any] | None = None
+    seed: int | None = None
+
+
+class BadRequest(ValueError):
+    pass
+
+
+def to_template_messages(req: ChatRequest):
+    """OpenAI messages -> the chat template's messages; checks what the schema cannot."""
+    messages, open_calls = [], set()
+    for i, m in enumerate(req.messages):
+        content = m.content
+        if isinstance(content, list):  # content parts: keep the text ones
+            content = "".join(p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text")
+        msg = {"role": m.role, "content": content or ""}
+        if m.role == "assistant":
+            if m.reasoning_content:
+                msg["reasoning_content"] = m.reasoning_content
+            if m.tool_calls:
+                calls = []
+                for call in m.tool_calls:
+                    args = call.function.arguments
+                    if isinstance(args, str):
+                        try:
+                            parsed = json.loads(args) if args.strip() else {}
+                        except json.JSONDecodeError:
+                            raise BadRequest(f"messages[{i}].tool_calls: arguments of {call.function.name!r} "
+                                             "is not valid JSON") from None
+                    else:
+                        parsed = args
+                    if not isinstance(parsed, dict):
+                        raise BadRequest(f"messages[{i}].tool_calls: arguments must be a JSON object")
+                    calls.append({"type": "function", "function": {"name": call.function.name, "arguments": parsed}})
+                    open_calls.add(call.id)
+                msg["tool_calls"] = calls
+        if m.role == "tool" and not open_calls:
+            raise BadRequest(f"messages[{i}]: a tool message must follow an assistant message with tool_calls")
+        messages.append(msg)
+    if req.tools is not None:
+        for j, tool in enumerate(req.tools):
+            if not isinstance(tool.get("function"), dict) or not isinstance(tool["function"].get("name"), str):
+                raise BadRequest(f"tools[{j}]: expected {{'type': 'function', 'function': {{'name': ...}}}}")
+    return messages
+
+
+# ----------------------------------------------------------------------------------------------------------
+# generation: token by token, with the tool-call/thinking structure parsed as it streams
+
+
+class Generator:
+    """Owns the model; each request gets its own KV cache, so concurrent requests never share state."""
+
+    def __init__(self, model, tokenizer, device, dtype, max_concurrent=2):
+        self.model, self.tokenizer, self.device, self.dtype = model.eval(), tokenizer, device, dtype
+        self.context_len = model.config.max_position_embeddings
+        self.slots = threading.Semaphore(max_concurrent)
+
+    @torch.no_grad()
+    def tokens(self, prompt_ids, max_new_tokens, temperature, top_p, seed=None):
+        """Yield sampled token ids until EOS (not yielded) or the budget; holds a concurrency slot meanwhile."""
+        eos = self.tokenizer.eos_token_id
+        gen = torch.Generator().manual_seed(seed) if seed is not None else None
+        with self.slots:
+            cache = DynamicCache()
+            ids = torch.tensor([prompt_ids], device=self.device)
+            for _ in range(max_new_tokens):
+                with autocast(self.device, self.dtype):
+                    logits = self.model(ids, cache=cache, use_cache=True, logits_to_keep=1).logits[:, -1]
+                token, _ = sample_next(logits, temperature, top_p, generator=gen)
+                t = int(token[0])
+                if t == eos:
+                    return
+                yield t
+                ids = token[:, None]
+
+
+class StreamParser:
+    """Turns the model's text into OpenAI pieces as it arrives: reasoning (inside an open think block),
+    content, and complete tool calls. A tag that may still be forming is held back until it is decided."""
+
+    TAGS = ("<tool_call>", "</think>")
+
+    def __init__(self, thinking: bool):
+        self.thinking = thinking  # the prompt opened "<think>\n": text is reasoning until </think>
+        self.buffer = ""
+        self.in_call = False
+        self.calls = []
+
+    def feed(self, text: str, final: bool = False):
+        """Returns a list of (kind, value): ("reasoning", str), ("content", str), ("tool_call", dict)."""
+        self.buffer += text
+        out = []
+        while self.buffer:
+            if self.in_call:
+                end = self.buffer.find("</tool_call>")
+                if end < 0:
+                    if final:  # an unclosed call: give it back as text
+                        out.append(("content", "<tool_call>" + self.buffer))
+                        self.buffer = ""
+                    break
+                call = parse_tool_call_body(self.buffer[:end].strip())
+                self.buffer = self.buffer[end + len("</tool_call>"):]
+                self.in_call = False
+                if call is not None:
+                    self.calls.append(call)
+                    out.append(("tool_call", call))
+                continue
+            tag = "</think>" if self.thinking else "<tool_call>"
+            pos = self.buffer.find(tag)
+            if pos >= 0:
+                self._emit(out, self.buffer[:pos])
+                self.buffer = self.buffer[pos + len(tag):]
+                if self.thinking:
+                    self.thinking = False
+                    self.buffer = self.buffer.lstrip("\n")
+                else:
+                    self.in_call = True
+                continue
+            keep = 0 if final else self._partial_tag_len(tag)
+            self._emit(out, self.buffer[:len(self.buffer) - keep])
+            self.buffer = self.buffer[len(self.buffer) - keep:]
+            break
+        return out
+
+    def _partial_tag_len(self, tag):
+        for k in range(min(len(tag) - 1, len(self.buffer)), 0, -1):
+            if self.buffer.endswith(tag[:k]):
+                return k
+        return 0
+
+    def _emit(self, out, text):
+        if not text:
+            return
+        kind = "reasoning" if self.thinking else "content"
+        if out and out[-1][0] == kind:
+            out[-1] = (kind, out[-1][1] + text)
+        else:
+            out.append((kind, text))
+
+
+def tool_call_json(call, index):
+    return {"index": index, "id": f"call_{uuid.uuid4().hex[:24]}", "type": "function",
+            "function": {"name": call["name"], "arguments": json.dumps(call["arguments"], ensure_ascii=False)}}
+
+
+# ----------------------------------------------------------------------------------------------------------
+# the app
+
+
+def error_response(status, message, param=None, kind="invalid_request_error"):
+    return JSONResponse(status_code=status, content={"error": {"message": message, "type": kind, "param": param,
+                                                               "code": None}})
+
+
+def create_app(model, tokenizer, model_name="minimind", device="cpu", dtype="float32", max_concurrent=2):
+    gen = Generator(model, tokenizer, device, dtype, max_concurrent)
+    app = FastAPI(title="MiniMind OpenAI-compatible API")
+
+    @app.middleware("http")
+    async def limit_body(request: Request, call_next):
+        length = request.headers.get("content-length")
+        if length is not None and length.isdigit() and int(length) > MAX_BODY_BYTES:
+            return error_response(413, f"request body larger than {MAX_BODY_BYTES} bytes")
+        return await call_next(request)
+
+    @app.exception_handler(RequestValidationError)
+    async def validation_error(request, exc):
+        first = exc.errors()[0] if exc.errors() else {}
+        where = ".".join(str(p) for p in first.get("loc", []) if p != "body")
+        return error_response(400, f"{where}: {first.get('msg', 'invalid request')}", param=where or None)
+
+    @app.exception_handler(BadRequest)
+    async def bad_request(request, exc):
+        return error_response(400, str(exc))
+
+    @app.get("/v1/models")
+    def models():
+        return {"object": "list", "data": [{"id": model_name, "object": "model", "created": 0,
+                                            "owned_by": "minimind"}]}
+
+    @app.get("/health")
+    def health():
+        return {"status": "ok"}
+
+    @app.post("/v1/chat/completions")
+    def chat(req: ChatRequest):
+        messages = to_template_messages(req)
+        kwargs = req.chat_template_kwargs or {}
+        thinking = bool(req.open_thinking if req.open_thinking is not None else kwargs.get("open_thinking", False))
+        prompt = render(tokenizer, messages, req.tools, add_generation_prompt=True, open_thinking=thinking)
+        prompt_ids = encode(tokenizer, prompt)
+        room = gen.context_len - len(prompt_ids)
+        if room <= 0:
+            raise BadRequest(f"the conversation is {len(prompt_ids)} tokens; the model's context is "
+                             f"{gen.context_len}")
+        asked = req.max_completion_tokens or req.max_tokens
+        max_new = min(asked or room, room)
+        rid, created = f"chatcmpl-{uuid.uuid4().hex}", int(time.time())
+        name = req.model or model_name
+        token_stream = gen.tokens(prompt_ids, max_new, req.temperature, req.top_p, req.seed)
+        if req.stream:
+            include_usage = bool((req.stream_options or {}).get("include_usage"))
+            return StreamingResponse(
+                sse_chunks(tokenizer, token_stream, thinking, rid, created, name, len(prompt_ids), max_new,
+                           include_usage),
+                media_type="text/event-stream")
+        return complete(tokenizer, token_stream, thinking, rid, created, name, len(prompt_ids), max_new)
+
+    return app
+
+
+def complete(tokenizer, token_stream, thinking, rid, created, name, n_prompt, max_new):
+    ids = list(token_stream)
+    parser = StreamParser(thinking)
+    pieces = parser.feed(tokenizer.decode(ids), final=True)
+    content = "".join(v for k, v in pieces if k == "content").strip()
+    reasoning = "".join(v for k, v in pieces if k == "reasoning").strip()
+    message = {"role": "assistant", "content": content or None}
+    if reasoning:
+        message["reasoning_content"] = reasoning
+    if parser.calls:
+        message["tool_calls"] = [{k: v for k, v in tool_call_json(c, i).items() if k != "index"}
+                                 for i, c in enumerate(parser.calls)]
+    finish = "tool_calls" if parser.calls else ("length" if len(ids) >= max_new else "stop")
+    return {"id": rid, "object": "chat.completion", "created": created, "model": name,
+            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+            "usage": {"prompt_tokens": n_prompt, "completion_tokens": len(ids),
+                      "total_tokens": n_prompt + len(ids)}}
+
+
+def sse_chunks(tokenizer, token_stream, thinking, rid, created, name, n_prompt, max_new, include_usage):
+    def chunk(delta, finish=None):
+        body = {"id": rid, "object": "chat.completion.chunk", "created": created, "model": name,
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+        return f"data: {json.dumps(body, ensure_ascii=False)}\n\n"
+
+    parser = StreamParser(thinking)
+    ids, emitted_text, n_calls = [], "", 0
+    yield chunk({"role": "assistant", "content": ""})
+    try:
+        for token in token_stream:
+            ids.append(token)
+            text = tokenizer.decode(ids)
+            if text.endswith("\ufffd"):
+                continue  # a multi-byte character is not complete yet
+            new, emitted_text = text[len(emitted_text):], text
+            for kind, value in parser.feed(new):
+                if kind == "tool_call":
+                    yield chunk({"tool_calls": [tool_call_json(value, n_calls)]})
+                    n_calls += 1
+                else:
+                    yield chunk({"reasoning_content" if kind == "reasoning" else "content": value})
+        for kind, value in parser.feed(tokenizer.decode(ids)[len(emitted_text):], final=True):
+            if kind == "tool_call":
+                yield chunk({"tool_calls": [tool_call_json(value, n_calls)]})
+                n_calls += 1
+            else:
+                yield chunk({"reasoning_content" if kind == "reasoning" else "content": value})
+    finally:
+        token_stream.close()  # a client that went away frees its generation here
+    finish = "tool_calls" if n_calls else ("length" if len(ids) >= max_new else "stop")
+    yield chunk({}, finish)
+    if include_usage:
+        usage = {"prompt_tokens": n_prompt, "completion_tokens": len(ids), "total_tokens": n_prompt + len(ids)}
+        yield f"data: {json.dumps({'id': rid, 'object': 'chat.completion.chunk', 'created': created, 'model': name, 'choices': [], 'usage': usage})}\n\n"  # noqa: E501
+    yield "data: [DONE]\n\n"
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description="OpenAI-compatible server for a MiniMind checkpoint")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8998)
+    parser.add_argument("--weight", default="agent", help="out/{weight}_{hidden}[_moe].pth")
+    parser.add_argument("--save_dir", default="out")
+    parser.add_argument("--load_from", default=None, help="a transformers model directory instead of --weight")
+    parser.add_argument("--model_name", default="minimind", help="the id /v1/models reports")
+    parser.add_argument("--max_concurrent", type=int, default=2, help="generations running at once")
+    add_model_args(parser)
+    parser.add_argument("--device", default="auto")
+    parser.add_argument("--dtype", default=None, choices=["float32", "bfloat16", "float16"])
+    args = parser.parse_args(argv)
+    args.device = resolve_device(args.device)
+    args.dtype = args.dtype or default_dtype(args.device)
+    return args
+
+
+def main(argv=None):
+    import uvicorn
+
+    args = parse_args(argv)
+    model, tokenizer = init_model(args, args.load_from or args.weight, args.save_dir, args.device)
+    app = create_app(model, tokenizer, args.model_name, args.device, args.dtype, args.max_concurrent)
+    print(f"serving {args.load_from or args.weight} as '{args.model_name}' on http://{args.host}:{args.port}/v1")
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+
+
+if __name__ == "__main__":
+    main()

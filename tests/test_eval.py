@@ -1,0 +1,98 @@
+"""Evaluation metrics on hand-made results, the cases file format, and data files with bad lines."""
+import json
+
+import pytest
+
+from dataset.lm_dataset import AgentRLDataset, DataError
+from scripts.eval_toolcall import CaseResult, by_category, by_tool, load_cases, summarize
+
+OK_WEATHER = {"city": "北京", "temperature": "28°C", "condition": "晴"}
+
+
+def weather_call(city="北京", result=OK_WEATHER):
+    return {"name": "get_current_weather", "arguments": {"location": city}, "result": result}
+
+
+def test_metrics_on_known_results():
+    results = [
+        # right tool, right answer
+        CaseResult("q1", "single", ["28°C", "晴"], ["get_current_weather"], [weather_call()], ["...", "28°C,晴"],
+                   "28°C,晴"),
+        # the same call twice (a repeat), answer misses one GT
+        CaseResult("q2", "single", ["28°C", "晴"], ["get_current_weather"], [weather_call(), weather_call()],
+                   ["...", "...", "28°C"], "28°C"),
+        # a tool called on a no-tool question
+        CaseResult("q3", "no_tool", [], [], [weather_call("火星", {"error": "unknown location: 火星"})],
+                   ["...", "不知道"], "不知道"),
+        # a no-tool question answered directly
+        CaseResult("q4", "no_tool", [], [], [], ["你好!"], "你好!"),
+        # an invalid call, then unfinished
+        CaseResult("q5", "single", ["9472"], ["calculate_math"],
+                   [{"name": "calculate_math", "arguments": {"expr": "1"}, "result": {"error": "invalid"}}],
+                   ["...", "..."], "", unfinished=True),
+    ]
+    s = summarize(results)
+    assert s["task_completion"] == pytest.approx(2 / 5)  # q1, q4
+    assert s["tool_call_rate"] == 1.0  # every case that needs a tool called one
+    assert s["tool_selection_accuracy"] == pytest.approx(3 / 5)  # q1, q4, q5 (called calculate_math)
+    assert s["arg_validity"] == pytest.approx(4 / 5)  # the calculate_math call lacks "expression"
+    assert s["tool_success_rate"] == pytest.approx(3 / 5)
+    assert s["repeat_call_rate"] == pytest.approx(1 / 5)
+    assert s["no_tool_accuracy"] == 0.5
+    assert s["avg_turns"] == pytest.approx(10 / 5)
+    assert s["avg_tool_calls"] == 1.0 and s["expected_tool_calls"] == pytest.approx(3 / 5)
+    assert s["unfinished_rate"] == pytest.approx(1 / 5)
+    cats = by_category(results)
+    assert cats["no_tool"]["task_completion"] == 0.5 and cats["single"]["cases"] == 3
+    tools = by_tool(results)
+    assert tools["get_current_weather"]["calls"] == 4 and tools["get_current_weather"]["task_completion"] == 0.5
+    assert tools["calculate_math"]["arg_validity"] == 0.0
+
+
+def write(tmp_path, lines, name="f.jsonl"):
+    path = tmp_path / name
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return str(path)
+
+
+def test_cases_file_errors_name_file_line_and_field(tmp_path):
+    good = json.dumps({"prompt": "hi", "tools": ["calculate_math"], "gt": ["1"]})
+    assert load_cases(write(tmp_path, [good]))[0]["expect_tools"] is None
+    bad = {
+        "not json": "invalid JSON",
+        json.dumps({"tools": []}): "'prompt'",
+        json.dumps({"prompt": "x", "tools": ["search_web"]}): "unknown tool names",
+        json.dumps({"prompt": "x", "gt": "9472"}): "'gt'",
+        json.dumps({"prompt": "x", "expect_tools": "calculate_math"}): "'expect_tools'",
+    }
+    for line, needle in bad.items():
+        path = write(tmp_path, [good, line])
+        with pytest.raises(ValueError) as err:
+            load_cases(path)
+        assert f"{path}:2" in str(err.value) and needle in str(err.value)
+
+
+def test_rl_dataset_errors_and_skipping(tmp_path):
+    system = {"role": "system", "content": "s", "tools": json.dumps([{"type": "function",
+                                                                       "function": {"name": "calculate_math"}}])}
+    good = {"conversations": [system, {"role": "user", "content": "1+1"}, {"role": "assistant", "content": "2"}],
+            "gt": ["2"]}
+    item = AgentRLDataset(write(tmp_path, [json.dumps(good)]))[0]
+    assert [m["role"] for m in item["messages"]] == ["system", "user"]  # the reference answer is dropped
+    assert item["tools"][0]["function"]["name"] == "calculate_math" and item["gt"] == ["2"]
+    no_gt = dict(good)
+    del no_gt["gt"]
+    bad_tools = json.loads(json.dumps(good))
+    bad_tools["conversations"][0]["tools"] = 42
+    unknown = json.loads(json.dumps(good))
+    unknown["conversations"][0]["tools"] = [{"type": "function", "function": {"name": "rm_rf"}}]
+    cases = {"{oops": "invalid JSON", json.dumps(no_gt): "'gt'", json.dumps(bad_tools): "tools",
+             json.dumps({"conversations": []}): "'conversations'", json.dumps(unknown): "unknown tool"}
+    for line, needle in cases.items():
+        path = write(tmp_path, [json.dumps(good), line])
+        with pytest.raises(DataError) as err:
+            AgentRLDataset(path, known_tools={"calculate_math"})
+        assert f"{path}:2" in str(err.value) and needle in str(err.value)
+    path = write(tmp_path, [json.dumps(good)] + list(cases))
+    ds = AgentRLDataset(path, known_tools={"calculate_math"}, skip_bad_lines=True)
+    assert len(ds) == 1 and ds.stats["skipped"] == len(cases)
