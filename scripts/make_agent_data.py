@@ -52,14 +52,14 @@ from trainer.train_agent import (  # noqa: E402
 )
 
 
-def parse_args():
+def parse_args(argv=None):
     p = argparse.ArgumentParser(description="Build the SFT, RL and eval data for MiniMind tool use.")
     p.add_argument("--seed", type=int, default=42, help="random seed; the same seed gives identical files")
     p.add_argument("--out_dir", default=os.path.join(ROOT, "dataset"), help="folder for the .jsonl files")
     p.add_argument("--n_sft", type=int, default=6000, help="number of SFT training conversations")
     p.add_argument("--n_sft_val", type=int, default=300, help="number of SFT validation conversations")
     p.add_argument("--n_rl", type=int, default=2000, help="number of RL prompts")
-    return p.parse_args()
+    return p.parse_args(argv)
 
 
 # ==========================================================================================================
@@ -1702,8 +1702,8 @@ def write_jsonl(path, records):
             f.write(json.dumps(r, ensure_ascii=False) + "\n")
 
 
-def main():
-    args = parse_args()
+def main(argv=None):
+    args = parse_args(argv)
     rng = random.Random(args.seed)  # the only source of randomness
     evals = build_eval(Ctx(rng, "eval"))
     train_ctx = Ctx(rng, "train")

@@ -70,50 +70,25 @@ def _tool(name, description, properties, required):
 
 
 TOOLS = [
-    _tool(
-        "calculate_math",
-        "计算数学表达式,支持 + - * / ** % 和括号,以及 sqrt、log、sin 等函数",
-        {"expression": {"type": "string", "description": "算式,如 256*37"}},
-        ["expression"],
-    ),
+    _tool("calculate_math", "计算数学表达式", {"expression": {"type": "string"}}, ["expression"]),
     _tool(
         "unit_converter",
-        "单位换算:长度(km、miles、meters、feet)、重量(kg、pounds)、温度(celsius、fahrenheit)",
-        {
-            "value": {"type": "number", "description": "要换算的数值"},
-            "from_unit": {"type": "string", "description": "原单位"},
-            "to_unit": {"type": "string", "description": "目标单位"},
-        },
+        "单位换算,支持 km、miles、kg、pounds、meters、feet、celsius、fahrenheit",
+        {"value": {"type": "number"}, "from_unit": {"type": "string"}, "to_unit": {"type": "string"}},
         ["value", "from_unit", "to_unit"],
     ),
-    _tool(
-        "get_current_weather",
-        "查询城市当前的天气",
-        {"location": {"type": "string", "description": "城市名,如 北京、Tokyo"}},
-        ["location"],
-    ),
-    _tool(
-        "get_current_time",
-        "查询某个时区的当前时间",
-        {"timezone": {"type": "string", "description": "时区,如 Asia/Shanghai,默认 Asia/Shanghai"}},
-        [],
-    ),
+    _tool("get_current_weather", "查询城市的当前天气", {"location": {"type": "string"}}, ["location"]),
+    _tool("get_current_time", "查询时区的当前时间,默认 Asia/Shanghai", {"timezone": {"type": "string"}}, []),
     _tool(
         "get_exchange_rate",
-        "查询两种货币之间的汇率",
-        {
-            "from_currency": {"type": "string", "description": "源货币代码,如 USD"},
-            "to_currency": {"type": "string", "description": "目标货币代码,如 CNY"},
-        },
+        "查询货币汇率,货币用代码表示,如 USD、CNY",
+        {"from_currency": {"type": "string"}, "to_currency": {"type": "string"}},
         ["from_currency", "to_currency"],
     ),
     _tool(
         "translate_text",
-        "把文本翻译成目标语言",
-        {
-            "text": {"type": "string", "description": "要翻译的文本"},
-            "target_language": {"type": "string", "description": "目标语言:english 或 chinese"},
-        },
+        "把文本翻译成 english 或 chinese",
+        {"text": {"type": "string"}, "target_language": {"type": "string"}},
         ["text", "target_language"],
     ),
 ]

@@ -88,7 +88,22 @@ def evaluate(model, dataset, args, batch_size=32):
     return total / max(1, count)
 
 
+def ensure_data(args):
+    """The SFT files are generated (deterministically, in seconds) rather than shipped: make them on first use."""
+    missing = [p for p in (args.data_path, args.val_path) if not os.path.exists(p)]
+    if not missing:
+        return
+    defaults = {os.path.normpath(p) for p in ("dataset/sft_agent.jsonl", "dataset/sft_agent_val.jsonl")}
+    if any(os.path.normpath(p) not in defaults for p in missing):
+        raise FileNotFoundError(f"no data at {missing}")
+    from scripts.make_agent_data import main as make_agent_data
+
+    print("dataset/sft_agent*.jsonl missing: generating them with scripts/make_agent_data.py")
+    make_agent_data([])
+
+
 def train(args):
+    ensure_data(args)
     set_seed(args.seed)
     model, tokenizer = init_model(args, args.from_weight, args.save_dir, args.device)
     train_set = SFTDataset(args.data_path, tokenizer, args.max_seq_len, args.skip_bad_lines)

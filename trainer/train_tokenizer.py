@@ -7,16 +7,18 @@ Fixed ids: <|endoftext|> 0 (pad/unk), <|im_start|> 1 (bos), <|im_end|> 2 (eos). 
 <tool_call> </tool_call> <tool_response> </tool_response> <think> </think> are single tokens (ids 3..8) that are
 not "special", so they survive decode(skip_special_tokens=True).
 
-Pre-tokenization cuts text into words (a run of non-space characters with at most one leading space, so JSON
-like '{"type":' or ' "string",' can become a single token) and splits every newline and every digit into its
-own piece. Consequences the trainers rely on:
+Pre-tokenization is built for copying, the skill tool use needs most (an entity from the question into the
+call's arguments, a value from the tool result into the answer): every Chinese character, every digit and every
+newline is its own piece, and ASCII words are pieces of their own, apart from spaces and punctuation, so
+"Paris", "北京" or "9472" are the same tokens in the question, the arguments, the result and the answer. Only a
+JSON key keeps its quotes and colon (' {"location":' can be one token), which keeps tool schemas short.
+Consequences the trainers rely on:
   - tokenize(a + b) == tokenize(a) + tokenize(b) whenever a ends with "\n" or a tag: the chat template puts such a
     boundary at every turn edge, so multi-turn ids can be appended instead of re-tokenized;
-  - a number is the same digit tokens wherever it appears, so copying "9472" from a tool result is easy;
-  - a tool schema costs 20-35 tokens instead of 60-120, which halves the length of a training sequence.
+  - a value copied from one place to another is the same token ids.
 
 The corpus is the project's own generated data (scripts/make_agent_data.py), rendered through the chat template,
-plus the common Chinese characters of GB2312 (taken from Python's codec), so nothing is downloaded.
+plus the Chinese characters of GB2312 (taken from Python's codec), so nothing is downloaded.
 
 Run:
     python trainer/train_tokenizer.py                  # train BPE + write the template
@@ -32,12 +34,18 @@ if __package__ in (None, ""):
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
+# pre-tokenizer pieces, tried in this order at each position (BPE never merges across pieces)
+KEY = r' ?[\[{]*"[A-Za-z_]+":'  # a JSON key with its quotes and colon: ' {"location":' can be one token
+CJK_CHAR = r"[\u3400-\u9fff]"  # one Chinese character
+WORD = r"[A-Za-z_]+"  # an ASCII word or identifier, never with the space before it: the same token everywhere
+PUNCT = r" ?[^\sA-Za-z_\u3400-\u9fff]+"  # punctuation (digits are split off before this)
+
 SPECIAL_TOKENS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
 TAG_TOKENS = ["<tool_call>", "</tool_call>", "<tool_response>", "</tool_response>", "<think>", "</think>"]
 
 # The chat template (ChatML). Layout of one tool-using exchange, with open_thinking=False:
 #
-#   <|im_start|>system\n{system}\n\n# Tools\n...<tools>\n{tool json}\n...</tools>\n...<|im_end|>\n
+#   <|im_start|>system\n{system}\n\n# Tools\n<tools>\n{tool json}\n...</tools>\n...<|im_end|>\n
 #   <|im_start|>user\n{question}<|im_end|>\n
 #   <|im_start|>assistant\n<think>\n\n</think>\n\n<tool_call>\n{"name": ..., "arguments": {...}}\n</tool_call><|im_end|>\n
 #   <|im_start|>tool\n<tool_response>\n{result json}\n</tool_response><|im_end|>\n
@@ -60,9 +68,9 @@ CHAT_TEMPLATE = r"""
 {%- if tools -%}
     {{- '<|im_start|>system\n' -}}
     {%- if system_text -%}{{- system_text + '\n\n' -}}{%- endif -%}
-    {{- '# Tools\nYou may call the tools below. Their signatures, one per line:\n<tools>\n' -}}
+    {{- '# Tools\n<tools>\n' -}}
     {%- for tool in tools -%}{{- tool | tojson -}}{{- '\n' -}}{%- endfor -%}
-    {{- '</tools>\nTo call a tool, reply with:\n<tool_call>\n'
+    {{- '</tools>\nTo call a tool, write:\n<tool_call>\n'
         + '{"name": "<tool name>", "arguments": {<arguments as JSON>}}\n</tool_call><|im_end|>\n' -}}
 {%- elif system_text -%}
     {{- '<|im_start|>system\n' + system_text + '<|im_end|>\n' -}}
@@ -166,12 +174,10 @@ def split_system_tools(conversations):
     return messages, tools
 
 
-def common_chinese_chars():
-    """The 3755 level-1 characters of GB2312 (the most common Chinese characters), from Python's own codec.
-    One per line, so BPE can give common characters their own tokens once the data's merges are taken: text
-    the generated data never used (a user's own question) still costs one token per common character."""
+def gb2312_chars(first_row: int, last_row: int):
+    """The characters of GB2312 rows first_row..last_row, from Python's own codec (nothing downloaded)."""
     chars = []
-    for hi in range(0xB0, 0xD8):
+    for hi in range(first_row, last_row + 1):
         for lo in range(0xA1, 0xFF):
             try:
                 chars.append(bytes([hi, lo]).decode("gb2312"))
@@ -180,8 +186,17 @@ def common_chinese_chars():
     return chars
 
 
+def common_chinese_text():
+    """GB2312's 3755 level-1 characters (the most common, listed twice so they win ties) and its 3008
+    level-2 characters, one per line: once the data's own merges are taken, the rest of the vocabulary gives
+    Chinese characters their own tokens, so a user's question in words the data never used still costs one
+    token per character."""
+    level1, level2 = gb2312_chars(0xB0, 0xD7), gb2312_chars(0xD8, 0xF7)
+    return "\n".join(level1 + level1 + level2)
+
+
 def iter_corpus(paths):
-    yield "\n".join(common_chinese_chars())
+    yield common_chinese_text()
     for path in paths:
         with open(path, encoding="utf-8") as f:
             for line in f:
@@ -199,8 +214,7 @@ def train_bpe(corpus_paths, vocab_size: int):
     tokenizer.pre_tokenizer = pre_tokenizers.Sequence([
         pre_tokenizers.Split("\n", behavior="isolated"),
         pre_tokenizers.Digits(individual_digits=True),
-        # words with their punctuation and one leading space: '{"type":' and ' "string",' can become one token
-        pre_tokenizers.Split(Regex(r" ?[^\s]+"), behavior="isolated"),
+        pre_tokenizers.Split(Regex("|".join([KEY, CJK_CHAR, WORD, PUNCT, r"\s+"])), behavior="isolated"),
         pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
     ])
     tokenizer.decoder = decoders.ByteLevel()
