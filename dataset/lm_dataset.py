@@ -13,6 +13,7 @@ import json
 import random
 
 import torch
+from jinja2 import TemplateError
 from torch.utils.data import Dataset, Sampler
 
 VALID_ROLES = {"system", "user", "assistant", "tool"}
@@ -32,15 +33,21 @@ def read_jsonl(path, skip_bad_lines=False, stats=None):
     A line that is not a JSON object raises DataError, or, with skip_bad_lines, is counted in
     stats["skipped"] and skipped.
     """
-    with open(path, encoding="utf-8") as f:
-        for lineno, line in enumerate(f, start=1):
-            if not line.strip():
-                continue
+    with open(path, "rb") as f:
+        for lineno, raw in enumerate(f, start=1):
             try:
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError as e:
+                    raise DataError(f"{path}:{lineno}: not UTF-8 (byte {e.start})") from None
+                if not line.strip():
+                    continue
                 try:
                     record = json.loads(line)
                 except json.JSONDecodeError as e:
                     raise DataError(f"{path}:{lineno}: invalid JSON: {e.msg} (column {e.colno})") from None
+                except RecursionError:
+                    raise DataError(f"{path}:{lineno}: invalid JSON: nested too deeply") from None
                 if not isinstance(record, dict):
                     _fail(path, lineno, "<line>", f"expected a JSON object, got {type(record).__name__}")
             except DataError:
@@ -50,6 +57,23 @@ def read_jsonl(path, skip_bad_lines=False, stats=None):
                     stats["skipped"] = stats.get("skipped", 0) + 1
                 continue
             yield lineno, record
+
+
+def tool_call_problem(call):
+    """What is wrong with one assistant tool call ({"function": {"name", "arguments"}} or {"name", "arguments"}),
+    or None."""
+    fn = call.get("function", call) if isinstance(call, dict) else None
+    if not isinstance(fn, dict) or not isinstance(fn.get("name"), str) or not fn["name"]:
+        return "expected {'function': {'name': str, 'arguments': {...}}}"
+    arguments = fn.get("arguments")
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments)
+        except (json.JSONDecodeError, RecursionError):
+            return "arguments is not valid JSON"
+    if not isinstance(arguments, dict):
+        return "arguments must be a JSON object"
+    return None
 
 
 def parse_conversation(record, path, lineno):
@@ -64,7 +88,7 @@ def parse_conversation(record, path, lineno):
         if not isinstance(message, dict):
             _fail(path, lineno, where, "expected an object")
         role = message.get("role")
-        if role not in VALID_ROLES:
+        if not isinstance(role, str) or role not in VALID_ROLES:
             _fail(path, lineno, f"{where}.role", f"unknown role {role!r}")
         content = message.get("content")
         if content is not None and not isinstance(content, str):
@@ -83,6 +107,12 @@ def parse_conversation(record, path, lineno):
         if role == "assistant" and message.get("tool_calls") is not None:
             if not isinstance(message["tool_calls"], list):
                 _fail(path, lineno, f"{where}.tool_calls", "expected a list")
+            for j, call in enumerate(message["tool_calls"]):
+                problem = tool_call_problem(call)
+                if problem:
+                    _fail(path, lineno, f"{where}.tool_calls[{j}]", problem)
+        if message.get("reasoning_content") is not None and not isinstance(message["reasoning_content"], str):
+            _fail(path, lineno, f"{where}.reasoning_content", "expected a string")
         messages.append(message)
     return messages, tools
 
@@ -150,7 +180,14 @@ class SFTDataset(Dataset):
                     raise
                 self.stats["skipped"] += 1
                 continue
-            ids, labels = encode_sft_conversation(tokenizer, messages, tools)
+            try:
+                ids, labels = encode_sft_conversation(tokenizer, messages, tools)
+            except (ValueError, TypeError, TemplateError) as e:
+                if not skip_bad_lines:
+                    raise DataError(f"{path}:{lineno}: field 'conversations': the chat template cannot "
+                                    f"render it ({e})") from None
+                self.stats["skipped"] += 1
+                continue
             if len(ids) > max_length:
                 self.stats["truncated"] += 1
                 ids, labels = ids[:max_length], labels[:max_length]
@@ -248,7 +285,8 @@ class AgentRLDataset(Dataset):
             _fail(path, lineno, "gt", "missing or not a list of strings")
         tools = tools or []
         for j, tool in enumerate(tools):
-            name = tool.get("function", {}).get("name") if isinstance(tool, dict) else None
+            fn = tool.get("function") if isinstance(tool, dict) else None
+            name = fn.get("name") if isinstance(fn, dict) else None
             if not isinstance(name, str):
                 _fail(path, lineno, f"tools[{j}]", "not an OpenAI function schema with a name")
             if known_tools is not None and name not in known_tools:

@@ -28,7 +28,7 @@ from transformers.utils import ModelOutput
 # cold-start SFT reaches its validation plateau in about 15 minutes on a 2-core CPU (see README).
 # "upstream" is the MiniMind size for GPU users.
 MODEL_PRESETS = {
-    "cpu": dict(hidden_size=256, num_hidden_layers=6),
+    "cpu": dict(hidden_size=256, num_hidden_layers=4),
     "upstream": dict(hidden_size=768, num_hidden_layers=8),
 }
 DEFAULT_HIDDEN_SIZE = MODEL_PRESETS["cpu"]["hidden_size"]
@@ -137,9 +137,10 @@ class Attention(nn.Module):
 
     def forward(self, x, cos, sin, attn_mask, cache: Cache | None):
         B, T, _ = x.shape
-        q = self.q_norm(self.q_proj(x).view(B, T, self.n_heads, self.head_dim)).transpose(1, 2)  # (B, H, T, hd)
-        k = self.k_norm(self.k_proj(x).view(B, T, self.n_kv_heads, self.head_dim)).transpose(1, 2)  # (B, Hkv, T, hd)
-        v = self.v_proj(x).view(B, T, self.n_kv_heads, self.head_dim).transpose(1, 2)  # (B, Hkv, T, hd)
+        hd = self.head_dim
+        q = self.q_norm(self.q_proj(x).view(B, T, self.n_heads, hd)).transpose(1, 2)  # (B, H, T, hd)
+        k = self.k_norm(self.k_proj(x).view(B, T, self.n_kv_heads, hd)).transpose(1, 2)  # (B, Hkv, T, hd)
+        v = self.v_proj(x).view(B, T, self.n_kv_heads, hd).transpose(1, 2)  # (B, Hkv, T, hd)
         q = apply_rope(q, cos, sin)
         k = apply_rope(k, cos, sin)
         if cache is not None:
@@ -406,8 +407,11 @@ def save_minimind(model: MiniMindForCausalLM, path: str, dtype=torch.bfloat16):
     """Write the state dict (half precision by default, like upstream MiniMind) atomically: tmp file + rename."""
     state = {k: v.detach().to("cpu", dtype) for k, v in model.state_dict().items() if k != "lm_head.weight"}
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    tmp = path + ".tmp"
-    torch.save(state, tmp)
+    tmp = f"{path}.tmp.{os.getpid()}"
+    with open(tmp, "wb") as f:
+        torch.save(state, f)
+        f.flush()
+        os.fsync(f.fileno())
     os.replace(tmp, path)
 
 

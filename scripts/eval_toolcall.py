@@ -84,6 +84,7 @@ def parse_args(argv=None):
     parser.add_argument("--stream", action="store_true", help="stream API responses")
     # --- cases and decoding ---
     parser.add_argument("--cases", default=None, help="JSONL cases (default: the seed's table)")
+    parser.add_argument("--skip_bad_lines", action="store_true", help="skip (and count) malformed case lines")
     parser.add_argument("--system", default=DEFAULT_SYSTEM, help="system prompt ('' for none)")
     parser.add_argument("--max_turns", type=int, default=3)
     parser.add_argument("--max_gen_len", type=int, default=256)
@@ -103,30 +104,45 @@ def parse_args(argv=None):
     return args
 
 
-def load_cases(path):
-    """--cases file -> list of case dicts; a bad line raises ValueError naming file, line and field."""
+def load_cases(path, skip_bad_lines=False, stats=None):
+    """--cases file -> list of case dicts; a bad line raises ValueError naming file, line and field (or, with
+    skip_bad_lines, is counted in stats["skipped"])."""
     cases = []
-    for lineno, record in read_jsonl(path):
-        def bad(field, problem):
-            raise DataError(f"{path}:{lineno}: field '{field}': {problem}")
-
-        if not isinstance(record.get("prompt"), str) or not record["prompt"].strip():
-            bad("prompt", "missing or not a non-empty string")
-        tools = record.get("tools", ALL_TOOLS)
-        if not isinstance(tools, list) or not all(isinstance(t, str) for t in tools):
-            bad("tools", "expected a list of tool names")
-        unknown = [t for t in tools if t not in TOOLS_BY_NAME]
-        if unknown:
-            bad("tools", f"unknown tool names {unknown}")
-        gt = record.get("gt", [])
-        if not isinstance(gt, list) or not all(isinstance(g, str) for g in gt):
-            bad("gt", "expected a list of strings")
-        expect = record.get("expect_tools")
-        if expect is not None and (not isinstance(expect, list) or not all(isinstance(t, str) for t in expect)):
-            bad("expect_tools", "expected a list of tool names")
-        cases.append({"prompt": record["prompt"], "tools": tools, "gt": gt, "expect_tools": expect,
-                      "category": record.get("category", "default")})
+    stats = stats if stats is not None else {}
+    for lineno, record in read_jsonl(path, skip_bad_lines, stats):
+        try:
+            cases.append(parse_case(record, path, lineno))
+        except DataError:
+            if not skip_bad_lines:
+                raise
+            stats["skipped"] = stats.get("skipped", 0) + 1
     return cases
+
+
+def parse_case(record, path, lineno):
+    def bad(field, problem):
+        raise DataError(f"{path}:{lineno}: field '{field}': {problem}")
+
+    if not isinstance(record.get("prompt"), str) or not record["prompt"].strip():
+        bad("prompt", "missing or not a non-empty string")
+    tools = record.get("tools", ALL_TOOLS)
+    if not isinstance(tools, list) or not all(isinstance(t, str) for t in tools):
+        bad("tools", "expected a list of tool names")
+    unknown = [t for t in tools if t not in TOOLS_BY_NAME]
+    if unknown:
+        bad("tools", f"unknown tool names {unknown}")
+    gt = record.get("gt", [])
+    if not isinstance(gt, list) or not all(isinstance(g, str) for g in gt):
+        bad("gt", "expected a list of strings")
+    expect = record.get("expect_tools")
+    if expect is not None and (not isinstance(expect, list) or not all(isinstance(t, str) for t in expect)):
+        bad("expect_tools", "expected a list of tool names")
+    if expect and any(t not in TOOLS_BY_NAME for t in expect):
+        bad("expect_tools", f"unknown tool names {[t for t in expect if t not in TOOLS_BY_NAME]}")
+    if not isinstance(record.get("category", "default"), str):
+        bad("category", "expected a string")
+    return {"prompt": record["prompt"], "tools": tools, "gt": gt, "expect_tools": expect,
+            "category": record.get("category", "default")}
 
 
 @dataclass
@@ -236,7 +252,8 @@ def run_api(cases, args):
             for i, (_, name, arguments) in zip(ids, parsed):
                 out = execute_tool(name, arguments, timeout=args.tool_timeout)
                 result.calls.append({"name": name, "arguments": arguments, "result": out})
-                messages.append({"role": "tool", "tool_call_id": i, "content": json.dumps(out, ensure_ascii=False)})
+                content = json.dumps(out, ensure_ascii=False)
+                messages.append({"role": "tool", "tool_call_id": i, "content": content})
         result.final_answer = final_answer(result.turns)
         results.append(result)
     return results
@@ -337,11 +354,15 @@ def print_report(rep: dict):
             "avg_tool_calls", "no_tool_accuracy"]
     print(f"\n{'category':<14}" + "".join(f"{c[:14]:>15}" for c in cols))
     for cat, m in rep["by_category"].items():
-        print(f"{cat:<14}" + "".join(f"{m[c]:>15.3f}" if isinstance(m[c], float) else f"{m[c]:>15}" for c in cols))
+        print(f"{cat:<14}" + "".join(_cell(m[c]) for c in cols))
     tcols = ["calls", "arg_validity", "tool_success_rate", "cases", "selected", "task_completion"]
     print(f"\n{'tool':<22}" + "".join(f"{c[:14]:>15}" for c in tcols))
     for name, m in rep["by_tool"].items():
-        print(f"{name:<22}" + "".join(f"{m[c]:>15.3f}" if isinstance(m[c], float) else f"{m[c]:>15}" for c in tcols))
+        print(f"{name:<22}" + "".join(_cell(m[c]) for c in tcols))
+
+
+def _cell(value):
+    return f"{value:>15.3f}" if isinstance(value, float) else f"{value:>15}"
 
 
 def print_case(r: CaseResult):
@@ -371,7 +392,10 @@ def interactive(model, tokenizer, args):
 def main(argv=None):
     args = parse_args(argv)
     set_seed(args.seed)
-    cases = load_cases(args.cases) if args.cases else [dict(c) for c in DEFAULT_CASES]
+    stats = {}
+    cases = load_cases(args.cases, args.skip_bad_lines, stats) if args.cases else [dict(c) for c in DEFAULT_CASES]
+    if stats.get("skipped"):
+        print(f"skipped {stats['skipped']} malformed lines of {args.cases}")
     t0 = time.time()
     if args.backend == "local":
         model, tokenizer = init_model(args, args.load_from or args.weight, args.save_dir, args.device)

@@ -27,10 +27,12 @@ if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import torch
-from fastapi import FastAPI, Request
+from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from transformers.cache_utils import DynamicCache
 
 from dataset.lm_dataset import encode, render
@@ -90,7 +92,8 @@ def to_template_messages(req: ChatRequest):
     for i, m in enumerate(req.messages):
         content = m.content
         if isinstance(content, list):  # content parts: keep the text ones
-            content = "".join(p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text")
+            parts = [p for p in content if isinstance(p, dict) and p.get("type") == "text"]
+            content = "".join(p.get("text", "") for p in parts)
         msg = {"role": m.role, "content": content or ""}
         if m.role == "assistant":
             if m.reasoning_content:
@@ -109,7 +112,8 @@ def to_template_messages(req: ChatRequest):
                         parsed = args
                     if not isinstance(parsed, dict):
                         raise BadRequest(f"messages[{i}].tool_calls: arguments must be a JSON object")
-                    calls.append({"type": "function", "function": {"name": call.function.name, "arguments": parsed}})
+                    function = {"name": call.function.name, "arguments": parsed}
+                    calls.append({"type": "function", "function": function})
                     open_calls.add(call.id)
                 msg["tool_calls"] = calls
         if m.role == "tool" and not open_calls:
@@ -231,16 +235,54 @@ def error_response(status, message, param=None, kind="invalid_request_error"):
                                                                "code": None}})
 
 
+class BodyLimit:
+    """ASGI middleware: a request body over max_bytes gets a 413 before the app sees it, whether it announces
+    its length (Content-Length) or streams it (chunked). The body is read here and replayed to the app."""
+
+    def __init__(self, app, max_bytes: int):
+        self.app, self.max_bytes = app, max_bytes
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        headers = dict(scope.get("headers") or [])
+        length = headers.get(b"content-length", b"").decode("latin-1")
+        if length.isdigit() and int(length) > self.max_bytes:
+            return await error_response(413, f"request body larger than {self.max_bytes} bytes")(
+                scope, receive, send)
+        chunks, size = [], 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":  # the client went away
+                return
+            chunks.append(message.get("body", b""))
+            size += len(chunks[-1])
+            if size > self.max_bytes:
+                return await error_response(413, f"request body larger than {self.max_bytes} bytes")(
+                    scope, receive, send)
+            if not message.get("more_body", False):
+                break
+        body, replayed = b"".join(chunks), False
+
+        async def replay():
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()  # after the body: wait for a disconnect, as the server would report it
+
+        await self.app(scope, replay, send)
+
+
 def create_app(model, tokenizer, model_name="minimind", device="cpu", dtype="float32", max_concurrent=2):
     gen = Generator(model, tokenizer, device, dtype, max_concurrent)
     app = FastAPI(title="MiniMind OpenAI-compatible API")
 
-    @app.middleware("http")
-    async def limit_body(request: Request, call_next):
-        length = request.headers.get("content-length")
-        if length is not None and length.isdigit() and int(length) > MAX_BODY_BYTES:
-            return error_response(413, f"request body larger than {MAX_BODY_BYTES} bytes")
-        return await call_next(request)
+    app.add_middleware(BodyLimit, max_bytes=MAX_BODY_BYTES)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request, exc):  # 404, 405, ... in the OpenAI error shape too
+        return error_response(exc.status_code, str(exc.detail))
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(request, exc):
@@ -265,7 +307,8 @@ def create_app(model, tokenizer, model_name="minimind", device="cpu", dtype="flo
     def chat(req: ChatRequest):
         messages = to_template_messages(req)
         kwargs = req.chat_template_kwargs or {}
-        thinking = bool(req.open_thinking if req.open_thinking is not None else kwargs.get("open_thinking", False))
+        thinking = req.open_thinking if req.open_thinking is not None else kwargs.get("open_thinking", False)
+        thinking = bool(thinking)
         prompt = render(tokenizer, messages, req.tools, add_generation_prompt=True, open_thinking=thinking)
         prompt_ids = encode(tokenizer, prompt)
         room = gen.context_len - len(prompt_ids)
@@ -279,13 +322,26 @@ def create_app(model, tokenizer, model_name="minimind", device="cpu", dtype="flo
         token_stream = gen.tokens(prompt_ids, max_new, req.temperature, req.top_p, req.seed)
         if req.stream:
             include_usage = bool((req.stream_options or {}).get("include_usage"))
-            return StreamingResponse(
-                sse_chunks(tokenizer, token_stream, thinking, rid, created, name, len(prompt_ids), max_new,
-                           include_usage),
-                media_type="text/event-stream")
+            chunks = sse_chunks(tokenizer, token_stream, thinking, rid, created, name, len(prompt_ids), max_new,
+                                include_usage)
+            return StreamingResponse(closing_stream(chunks), media_type="text/event-stream")
         return complete(tokenizer, token_stream, thinking, rid, created, name, len(prompt_ids), max_new)
 
     return app
+
+
+async def closing_stream(chunks):
+    """Drive the (blocking) chunk generator from a worker thread, one chunk at a time, and close it as soon as
+    the response ends for any reason: when the client disconnects, the server cancels this stream, and the
+    generation and its concurrency slot are released right away (not whenever the garbage collector runs)."""
+    try:
+        while True:
+            chunk = await run_in_threadpool(next, chunks, None)  # waits for the thread even when cancelled
+            if chunk is None:
+                return
+            yield chunk
+    finally:
+        chunks.close()
 
 
 def complete(tokenizer, token_stream, thinking, rid, created, name, n_prompt, max_new):
@@ -341,7 +397,9 @@ def sse_chunks(tokenizer, token_stream, thinking, rid, created, name, n_prompt, 
     yield chunk({}, finish)
     if include_usage:
         usage = {"prompt_tokens": n_prompt, "completion_tokens": len(ids), "total_tokens": n_prompt + len(ids)}
-        yield f"data: {json.dumps({'id': rid, 'object': 'chat.completion.chunk', 'created': created, 'model': name, 'choices': [], 'usage': usage})}\n\n"  # noqa: E501
+        body = {"id": rid, "object": "chat.completion.chunk", "created": created, "model": name, "choices": [],
+                "usage": usage}
+        yield f"data: {json.dumps(body)}\n\n"
     yield "data: [DONE]\n\n"
 
 

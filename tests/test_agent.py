@@ -74,7 +74,7 @@ def check_layout(tok, traj, tools):
     assert [tok.decode(traj.ids[s:e - 1]) for s, e in spans] == traj.turns
     assert all(traj.ids[e - 1] == tok.eos_token_id for s, e in spans)
     # every mask-0 span after the prompt is a tool turn followed by the next generation prompt
-    for (s0, e0), (s1, _) in zip(spans, spans[1:]):
+    for (_, e0), (s1, _) in zip(spans, spans[1:]):
         gap = tok.decode(traj.ids[e0:s1])
         assert gap.startswith("\n<|im_start|>tool\n<tool_response>\n") and gap.endswith("<|im_start|>assistant\n"
                                                                                        "<think>\n\n</think>\n\n")
@@ -265,3 +265,37 @@ def test_resume_equals_uninterrupted(tmp_path, tok, monkeypatch):
         assert torch.allclose(a["model"][k], b["model"][k], atol=1e-6), k
     for k, v in a["optimizer"]["state"].items():
         assert torch.allclose(v["exp_avg"], b["optimizer"]["state"][k]["exp_avg"], atol=1e-6)
+
+
+def test_truncation_drops_middle_turns_and_keeps_prompt_and_answer():
+    # prompt of 10, then: model turn A (3) + tool turn (4), model turn B (2) + tool turn (5), final answer C (3)
+    ids = list(range(100, 117))
+    mask = [1, 1, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 1, 1, 1]
+    logps = [-0.1 * (i + 1) for i in range(17)]
+    kept = train_agent.truncate_for_training(10, ids, mask, logps, max_len=10 + 10)
+    # turn A and its tool turn go first; B + its tool turn + C fit (2 + 5 + 3 = 10)
+    assert kept == (ids[7:], mask[7:], logps[7:])
+    kept = train_agent.truncate_for_training(10, ids, mask, logps, max_len=10 + 4)
+    assert kept == (ids[14:], mask[14:], logps[14:])  # only the final answer is left
+    kept = train_agent.truncate_for_training(10, ids, mask, logps, max_len=10 + 2)
+    assert kept == (ids[14:16], mask[14:16], logps[14:16])  # the answer's end is cut as a last resort
+    assert train_agent.truncate_for_training(10, ids, mask, logps, max_len=100) == (ids, mask, logps)
+
+
+def test_optional_reward_model_scores_the_no_tool_branch(tmp_path, tok):
+    from transformers import LlamaConfig, LlamaForSequenceClassification
+
+    torch.manual_seed(0)
+    config = LlamaConfig(vocab_size=6400, hidden_size=32, intermediate_size=64, num_hidden_layers=1,
+                         num_attention_heads=2, num_key_value_heads=2, num_labels=1, pad_token_id=0)
+    LlamaForSequenceClassification(config).save_pretrained(tmp_path / "rm")
+    tok.save_pretrained(tmp_path / "rm")
+    rm = train_agent.RewardModel(str(tmp_path / "rm"))
+    score = rm.score([{"role": "user", "content": "你好"}], "你好!有什么可以帮你?")
+    assert isinstance(score, float) and -3 <= score <= 3 and score != 0.0
+    no_tool = make_traj(["你好!有什么可以帮你?"])
+    no_tool.messages = [{"role": "user", "content": "你好"}]
+    r = calculate_rewards([no_tool], [[]], [TOOLS], 1, reward_model=rm)[0]
+    assert r.reward_model == score and r.total == pytest.approx(0.5 + score)
+    with_tool = make_traj([CALC, "256*37=9472"])
+    assert calculate_rewards([with_tool], [["9472"]], [TOOLS], 1, reward_model=rm)[0].reward_model == 0.0

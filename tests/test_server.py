@@ -178,3 +178,165 @@ def test_api_backend_equals_local_backend_on_the_shipped_checkpoint(tok):
     model = load_minimind(path, MiniMindConfig()).eval()
     local = same_behaviour(model, tok, {"max_gen_len": 96})
     assert sum(bool(r.calls) for r in local) >= 4  # it really exercises tool calls
+
+
+# --- hardening: malformed requests get a 4xx with a message; concurrent requests never mix state ----------
+
+def raw_post(url, body: bytes, headers=None, chunked=False):
+    """POST raw bytes (the openai client cannot send broken JSON); returns (status, parsed body or text)."""
+    import http.client
+    from urllib.parse import urlparse
+
+    u = urlparse(url)
+    conn = http.client.HTTPConnection(u.hostname, u.port, timeout=30)
+    headers = {"Content-Type": "application/json", **(headers or {})}
+    if chunked:
+        conn.putrequest("POST", u.path)
+        for k, v in {**headers, "Transfer-Encoding": "chunked"}.items():
+            conn.putheader(k, v)
+        conn.endheaders()
+        for i in range(0, len(body), 65536):
+            piece = body[i:i + 65536]
+            try:
+                conn.send(f"{len(piece):x}\r\n".encode() + piece + b"\r\n")
+            except (BrokenPipeError, ConnectionResetError):
+                break  # the server refused the body early
+        else:
+            conn.send(b"0\r\n\r\n")
+    else:
+        conn.request("POST", u.path, body=body, headers=headers)
+    resp = conn.getresponse()
+    data = resp.read().decode("utf-8", "replace")
+    conn.close()
+    try:
+        return resp.status, json.loads(data)
+    except json.JSONDecodeError:
+        return resp.status, data
+
+
+def test_malformed_flood_and_concurrent_requests(tok):
+    torch.manual_seed(0)
+    model = MiniMindForCausalLM(MiniMindConfig(hidden_size=64, num_hidden_layers=2)).eval()
+    server, url = serve(model, tok)
+    chat_url = url + "/chat/completions"
+    user = [{"role": "user", "content": "你好"}]
+    call = {"id": "c1", "type": "function", "function": {"name": "calculate_math", "arguments": "{oops"}}
+
+    def body(**kw):
+        return json.dumps({"model": "minimind", "messages": user, "max_tokens": 8, **kw}).encode()
+
+    malformed = {
+        "invalid JSON": b'{"messages": [',
+        "JSON that is not an object": b"[1, 2]",
+        "empty body": b"",
+        "no messages": json.dumps({"model": "minimind"}).encode(),
+        "empty messages": body(messages=[]),
+        "messages not a list": body(messages="hi"),
+        "message without role": body(messages=[{"content": "x"}]),
+        "unknown role": body(messages=[{"role": "wizard", "content": "x"}]),
+        "content of a wrong type": body(messages=[{"role": "user", "content": 42}]),
+        "temperature of a wrong type": body(temperature="hot"),
+        "temperature out of range": body(temperature=5),
+        "top_p of zero": body(top_p=0),
+        "negative max_tokens": body(max_tokens=-3),
+        "max_tokens of a wrong type": body(max_tokens="many"),
+        "tool message without a call": body(messages=[{"role": "tool", "content": "x"}]),
+        "tool-call arguments not JSON": body(messages=user + [
+            {"role": "assistant", "content": None, "tool_calls": [call]}]),
+        "tools not a list": body(tools="calculate_math"),
+        "tool without a name": body(tools=[{"type": "function", "function": {}}]),
+        "stream of a wrong type": body(stream=[1]),
+        "longer than the context": body(messages=[{"role": "user", "content": "天气" * 6000}]),
+    }
+    try:
+        for what, raw in malformed.items():
+            status, reply = raw_post(chat_url, raw)
+            assert 400 <= status < 500, (what, status, reply)
+            assert isinstance(reply, dict) and reply["error"]["message"], (what, reply)
+        big = body(messages=[{"role": "user", "content": "x" * (2 << 20)}])
+        for chunked in (False, True):  # with a Content-Length, and streamed without one
+            status, reply = raw_post(chat_url, big, chunked=chunked)
+            assert status == 413 and reply["error"]["message"], (chunked, reply)
+
+        client = OpenAI(base_url=url, api_key="none", max_retries=0)
+        prompts = [f"第{i}个问题:{w}" for i, w in enumerate(["天气", "汇率", "时间", "翻译", "计算", "单位",
+                                                              "北京", "东京"])]
+
+        def ask(prompt):
+            r = client.chat.completions.create(model="minimind", messages=[{"role": "user", "content": prompt}],
+                                               tools=TOOLS, temperature=0, max_tokens=24)
+            m = r.choices[0].message
+            return m.content, [(c.function.name, c.function.arguments) for c in m.tool_calls or []]
+
+        alone = [ask(p) for p in prompts]
+        together = [None] * len(prompts)
+
+        def worker(i):
+            together[i] = ask(prompts[i])
+
+        threads = [threading.Thread(target=worker, args=(i,)) for i in range(len(prompts))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=120)
+        assert together == alone  # each concurrent answer is what the request gets alone
+        status, reply = raw_post(url + "/models", b"{}")  # wrong method: 405, still in the OpenAI shape
+        assert status == 405 and reply["error"]["message"]
+        assert client.models.list().data[0].id == "minimind"  # still healthy
+        assert ask(prompts[0]) == alone[0]
+    finally:
+        server.should_exit = True
+
+
+class SlowLM(torch.nn.Module):
+    """A tiny model that never ends a turn and takes 20 ms a token: a stream only stops when it is freed."""
+
+    def __init__(self, tok):
+        super().__init__()
+        torch.manual_seed(0)
+        self.inner = MiniMindForCausalLM(MiniMindConfig(hidden_size=64, num_hidden_layers=2)).eval()
+        self.config, self.eos = self.inner.config, tok.eos_token_id
+        self.calls = 0
+
+    def forward(self, input_ids, **kwargs):
+        time.sleep(0.02)
+        self.calls += 1
+        out = self.inner(input_ids, **kwargs)
+        out.logits[..., self.eos] = -1e9
+        return out
+
+
+def test_a_client_that_disconnects_mid_stream_frees_its_generation(tok):
+    import http.client
+
+    import gc
+
+    model = SlowLM(tok)
+    port = free_port()
+    gc.disable()  # the slot must come back by design, not when the garbage collector happens to run
+    app = create_app(model, tok, "minimind", max_concurrent=1)  # one slot: a leaked stream would block all
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    threading.Thread(target=server.run, daemon=True).start()
+    while not server.started:
+        time.sleep(0.05)
+    try:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        body = {"model": "minimind", "messages": [{"role": "user", "content": "hi"}], "stream": True,
+                "max_tokens": 3000}  # a minute of generation if nobody stops it
+        conn.request("POST", "/v1/chat/completions", body=json.dumps(body),
+                     headers={"Content-Type": "application/json"})
+        resp = conn.getresponse()
+        assert resp.status == 200 and resp.read(6) == b"data: "
+        conn.sock.shutdown(socket.SHUT_RDWR)  # the client goes away mid-stream
+        conn.close()
+        time.sleep(1.0)
+        calls = model.calls
+        time.sleep(0.5)
+        assert model.calls - calls <= 1, "the abandoned generation kept running"
+        client = OpenAI(base_url=f"http://127.0.0.1:{port}/v1", api_key="none", max_retries=0, timeout=20)
+        r = client.chat.completions.create(model="minimind", messages=[{"role": "user", "content": "hi"}],
+                                           max_tokens=4)
+        assert r.usage.completion_tokens == 4  # the slot was given back
+    finally:
+        gc.enable()
+        server.should_exit = True

@@ -1,9 +1,14 @@
 """The tool world: every mock fact, explicit errors, a calculator that cannot be escaped or hung, the parser."""
+import json
+import os
 import time
 
 import pytest
 
-from trainer.train_agent import CHECK_ARGS, MOCK_RESULTS, TOOLS, execute_tool, parse_tool_calls
+from trainer.train_agent import (
+    CHECK_ARGS, MAX_TOOL_OUTPUT_CHARS, MOCK_RESULTS, TOOL_RUNNER, TOOLS, count_parse_errors, execute_tool,
+    parse_tool_calls,
+)
 
 WEATHER = {
     "北京": ("28°C", "晴"), "上海": ("15°C", "多云"), "广州": ("32°C", "闷热"), "深圳": ("30°C", "晴"),
@@ -29,14 +34,27 @@ TRANSLATIONS = [
     ("今天天气真好", "english", "The weather is nice today"), ("I love programming", "chinese", "我喜欢编程"),
     ("机器学习很有趣", "english", "Machine learning is interesting"), ("Happy birthday", "chinese", "生日快乐"),
 ]
-HOSTILE = [
-    "__import__('os')", "__import__('os').system('touch /tmp/pwned')", "().__class__.__bases__",
-    "().__class__.__bases__[0].__subclasses__()", "(lambda: 1)()", "[x for x in range(10**9)]",
-    "9**9**9**9", "10**10**10", "'a'*10**9", "1" * 100000, "(" * 10000 + "1" + ")" * 10000,
-    "factorial(10**9)", "open('/etc/passwd').read()", "globals()", "2**9**9", "1e308*1e308",
-]
-
-
+PWNED = "/tmp/minimind_calculator_side_effect"
+HOSTILE = {  # name -> expression; each must come back as an error, fast, with no side effect
+    "import": "__import__('os')",
+    "import and run a shell": f"__import__('os').system('touch {PWNED}')",
+    "attribute walk": "().__class__.__bases__",
+    "walk to __subclasses__": "().__class__.__bases__[0].__subclasses__()",
+    "lambda": "(lambda: 1)()",
+    "comprehension": "[x for x in range(10**9)]",
+    "tower 9**9**9**9": "9**9**9**9",
+    "tower 10**10**10": "10**10**10",
+    "string times 10**9": "'a'*10**9",
+    "100,000 characters": "1" * 100000,
+    "10,000 nested parentheses": "(" * 10000 + "1" + ")" * 10000,
+    "factorial of a huge number": "factorial(10**9)",
+    "open a file": f"open('{PWNED}', 'w').write('x')",
+    "globals": "globals()",
+    "2**9**9": "2**9**9",
+    "float overflow": "1e308*1e308",
+    "huge integer literal": "9" * 5000,
+    "keyword call": "round(1.5, ndigits=10**9)",
+}
 def test_tool_tables_agree():
     names = [t["function"]["name"] for t in TOOLS]
     assert names == ["calculate_math", "unit_converter", "get_current_weather", "get_current_time",
@@ -99,12 +117,46 @@ def test_unknown_things_get_explicit_errors_never_defaults():
     assert execute_tool("calculate_math", {"expression": "12x34"})["hint"] == "use * for multiplication"
 
 
-@pytest.mark.parametrize("expression", HOSTILE, ids=range(len(HOSTILE)))
-def test_hostile_calculator_inputs_fail_fast(expression, tmp_path):
+@pytest.mark.parametrize("name", list(HOSTILE))
+def test_hostile_calculator_inputs_fail_fast_without_side_effects(name):
     start = time.perf_counter()
-    result = execute_tool("calculate_math", {"expression": expression})
+    result = execute_tool("calculate_math", {"expression": HOSTILE[name]})
     assert "error" in result, result
     assert time.perf_counter() - start < 0.5
+    assert not os.path.exists(PWNED)
+
+
+def test_a_tool_that_hangs_in_c_code_is_killed_at_its_timeout(monkeypatch):
+    """9**9**9 inside a tool holds the interpreter in C code: no signal or thread could stop it; the worker
+    process is killed at the timeout, and the next call gets a fresh worker."""
+    monkeypatch.setitem(MOCK_RESULTS, "calculate_math", lambda args: {"result": str(9 ** 9 ** 9)})
+    TOOL_RUNNER.close()  # workers hold the tool tables they were started with
+    try:
+        start = time.perf_counter()
+        assert execute_tool("calculate_math", {"expression": "1"}, timeout=0.5)["error"] == "timeout"
+        assert time.perf_counter() - start < 1.0
+    finally:
+        monkeypatch.undo()
+        TOOL_RUNNER.close()
+    assert execute_tool("calculate_math", {"expression": "2+2"}) == {"result": "4"}
+
+
+def test_tool_failures_come_back_as_errors(monkeypatch):
+    monkeypatch.setitem(MOCK_RESULTS, "translate_text", lambda args: 1 / 0)
+    monkeypatch.setitem(MOCK_RESULTS, "get_current_time", lambda args: {"big": "x" * 100000})
+    TOOL_RUNNER.close()
+    try:
+        assert execute_tool("translate_text", {"text": "a", "target_language": "english"}) == {
+            "error": "tool failed: ZeroDivisionError"}
+        capped = execute_tool("get_current_time", {})
+        assert len(json.dumps(capped)) < MAX_TOOL_OUTPUT_CHARS + 100
+    finally:
+        monkeypatch.undo()
+        TOOL_RUNNER.close()
+    assert execute_tool("get_current_weather", {"location": "北京"})["temperature"] == "28°C"
+    assert execute_tool("calculate_math", {"expression": object()})["error"].startswith("invalid arguments")
+    assert execute_tool("unit_converter", {"value": 10 ** 400, "from_unit": "km", "to_unit": "miles"})[
+        "error"].startswith("invalid arguments")
 
 
 def test_parse_tool_calls_tolerates_malformed_calls():
@@ -124,4 +176,11 @@ def test_parse_tool_calls_tolerates_malformed_calls():
         {"name": "calculate_math", "arguments": {"expression": "1+1"}},  # OpenAI style: arguments as a string
         {"name": "get_current_time", "arguments": {}},
     ]
+    assert count_parse_errors(text, parse_tool_calls(text)) == 6  # 9 opened, 3 parsed
     assert parse_tool_calls("no calls here") == []
+    nested = '<tool_call><tool_call>{"name": "calculate_math", "arguments": {}}</tool_call></tool_call>'
+    assert parse_tool_calls(nested) == [] and count_parse_errors(nested, []) == 2
+    huge = '<tool_call>{"name": "calculate_math", "arguments": {"expression": "' + "1+" * 100000 + '1"}}</tool_call>'
+    assert parse_tool_calls(huge) == []  # a runaway payload is not a call
+    deep = "<tool_call>" + "[" * 100000 + "</tool_call>"
+    assert parse_tool_calls(deep) == []

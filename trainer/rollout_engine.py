@@ -16,7 +16,6 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 
 import torch
-import torch.nn.functional as F
 from transformers.cache_utils import DynamicCache
 
 from trainer.trainer_utils import autocast
@@ -115,7 +114,7 @@ class TorchRolloutEngine(RolloutEngine):
         with autocast(self.device, self.dtype):
             logits = self.model(input_ids, attention_mask=attention_mask, cache=cache, use_cache=True,
                                 logits_to_keep=1).logits[:, -1]
-        for step in range(max(budget)):
+        for _ in range(max(budget)):
             token, logp = sample_next(logits, temperature, top_p)
             token = torch.where(running, token, torch.full_like(token, self.pad_token_id))
             for i in running.nonzero().flatten().tolist():

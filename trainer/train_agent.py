@@ -21,16 +21,18 @@ Run (CPU, from the shipped cold-start checkpoint):
 """
 import argparse
 import ast
-import concurrent.futures
+import atexit
 import copy
 import json
 import math
+import multiprocessing
 import operator
 import os
 import random
 import re
 import signal
 import sys
+import threading
 import time
 import unicodedata
 from dataclasses import dataclass, field
@@ -407,8 +409,11 @@ def tool_get_exchange_rate(args):
     return {"from": src, "to": dst, "rate": rate}
 
 
+TEXT_QUOTES_AND_STOPS = "。.!!??\"'“”"  # characters stripped from both ends of a text to translate
+
+
 def tool_translate_text(args):
-    text = str(args["text"]).strip().strip("。.!!??\"'“”")
+    text = str(args["text"]).strip().strip(TEXT_QUOTES_AND_STOPS)
     language = LANGUAGE_ALIASES.get(_norm(args["target_language"]))
     if language is None:
         raise ToolError(f"unsupported target language: {str(args['target_language'])[:20]}",
@@ -438,11 +443,11 @@ def _nonempty_str(x):
 def _is_number(x):
     if isinstance(x, bool):
         return False
-    if isinstance(x, (int, float)):
-        return math.isfinite(x)
     try:
-        return math.isfinite(float(str(x).replace(",", "")))
-    except ValueError:
+        if isinstance(x, (int, float)):
+            return math.isfinite(x)
+        return isinstance(x, str) and math.isfinite(float(x.replace(",", "")))
+    except (ValueError, OverflowError):  # not a number, or an int too large for a float
         return False
 
 
@@ -520,12 +525,17 @@ def parse_tool_calls(text: str):
     return calls
 
 
+def count_parse_errors(text: str, calls) -> int:
+    """<tool_call> tags opened in `text` that did not become a parsed call (bad JSON, unclosed, ...)."""
+    return max(0, text.count("<tool_call>") - len(calls))
+
+
 def count_tool_call_blocks(text: str) -> int:
     """How many <tool_call>...</tool_call> blocks the text holds, parseable or not."""
     return len(TOOL_CALL_RE.findall(text))
 
 
-_TOOL_POOL = concurrent.futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="tool")
+MAX_TOOL_OUTPUT_CHARS = 4000  # a result longer than this (as JSON) is cut before it is tokenized
 
 
 def _run_tool(name, args):
@@ -538,21 +548,114 @@ def _run_tool(name, args):
         return result
 
 
+def _tool_worker(conn):
+    """Body of a tool worker process: run calls until the pipe closes. Any failure becomes an error object."""
+    while True:
+        try:
+            payload = conn.recv()
+        except (EOFError, OSError):
+            return
+        try:
+            name, args = json.loads(payload)
+            result = _run_tool(name, args)
+            if not isinstance(result, dict):
+                result = {"result": result}
+            reply = json.dumps(result, ensure_ascii=False)
+        except Exception as e:  # a bug in a tool must not kill the worker; the model sees what happened
+            reply = json.dumps({"error": f"tool failed: {type(e).__name__}"})
+        try:
+            conn.send(reply)
+        except (OSError, ValueError):
+            return
+
+
+class ToolRunner:
+    """Runs tool calls in worker processes, so a call that hangs, even inside C code (9**9**9), is killed at
+    its timeout on any OS and from any thread. Calls and results travel as JSON text. Workers are reused
+    (each holds the tool tables as they were when it started); one that timed out or died is replaced.
+    Thread-safe: concurrent callers get different workers."""
+
+    def __init__(self, max_idle: int = 4):
+        methods = multiprocessing.get_all_start_methods()
+        self.ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+        self.max_idle = max_idle
+        self.idle = []
+        self.lock = threading.Lock()
+        self.killed = 0  # workers killed at a timeout (for the logs)
+
+    def _start(self):
+        parent, child = self.ctx.Pipe()
+        proc = self.ctx.Process(target=_tool_worker, args=(child,), daemon=True, name="tool-worker")
+        proc.start()
+        child.close()
+        return proc, parent
+
+    def _kill(self, worker):
+        proc, conn = worker
+        conn.close()
+        proc.kill()
+        proc.join(timeout=1.0)
+
+    def call(self, name, args, timeout: float):
+        """Run MOCK_RESULTS[name](args) in a worker; args must be JSON data (it travels as JSON text)."""
+        payload = json.dumps([name, args], ensure_ascii=False)  # raises on non-JSON data, before any worker
+        with self.lock:
+            worker = self.idle.pop() if self.idle else None
+        if worker is None or not worker[0].is_alive():
+            worker = self._start()
+        proc, conn = worker
+        try:
+            conn.send(payload)
+            reply = conn.recv() if conn.poll(timeout) else None
+        except (EOFError, OSError):
+            self._kill(worker)
+            return {"error": "tool failed: worker died"}
+        if reply is None:
+            self.killed += 1
+            self._kill(worker)
+            return {"error": "timeout", "hint": f"the call took longer than {timeout:g}s"}
+        with self.lock:
+            keep = len(self.idle) < self.max_idle
+            if keep:
+                self.idle.append(worker)
+        if not keep:
+            self._kill(worker)
+        return json.loads(reply)
+
+    def close(self):
+        with self.lock:
+            workers, self.idle = self.idle, []
+        for worker in workers:
+            self._kill(worker)
+
+
+TOOL_RUNNER = ToolRunner()
+atexit.register(TOOL_RUNNER.close)
+
+
+def cap_tool_result(result: dict, max_chars: int = MAX_TOOL_OUTPUT_CHARS) -> dict:
+    """A result whose JSON is longer than max_chars is replaced by its cut text (the model sees the cut)."""
+    text = json.dumps(result, ensure_ascii=False)
+    if len(text) <= max_chars:
+        return result
+    return {"truncated": text[:max_chars]}
+
+
 def execute_tool(name, args, timeout: float = 1.0):
-    """Run one call; always returns a dict. Failures come back as {"error": ...} for the model to read."""
-    if name not in MOCK_RESULTS:
+    """Run one call; always returns a dict, within `timeout` seconds (plus process overhead). Failures come
+    back as {"error": ..., "hint": ...} for the model to read: unknown tool, invalid arguments, timeout,
+    tool failure."""
+    if not isinstance(name, str) or name not in MOCK_RESULTS:
         return {"error": f"unknown tool: {str(name)[:40]}", "hint": "available: " + ", ".join(MOCK_RESULTS)}
     if not isinstance(args, dict) or not CHECK_ARGS[name](args):
         required = TOOLS_BY_NAME[name]["function"]["parameters"]["required"]
-        return {"error": f"invalid arguments for {name}", "hint": "required: " + ", ".join(required)}
-    future = _TOOL_POOL.submit(_run_tool, name, args)
+        return {"error": f"invalid arguments: {name} needs " + ", ".join(required),
+                "hint": "see the tool's parameters"}
     try:
-        return future.result(timeout=timeout)
-    except concurrent.futures.TimeoutError:
-        future.cancel()
-        return {"error": "timeout"}
-    except Exception as e:  # a bug in a tool must not stop training; the model sees what happened
-        return {"error": f"tool failed: {type(e).__name__}"}
+        result = TOOL_RUNNER.call(name, args, timeout)
+    except (TypeError, ValueError, RecursionError):  # arguments that are not JSON data
+        return {"error": f"invalid arguments: {name} arguments are not JSON data"}
+    return cap_tool_result(result)
 
 
 def tool_result_ok(result) -> bool:
@@ -581,6 +684,7 @@ class Trajectory:
     old_logps: list = field(default_factory=list)
     turns: list = field(default_factory=list)  # the text of each model turn (without its <|im_end|>)
     tool_calls: list = field(default_factory=list)  # every parsed call: {"name", "arguments", "result", "turn"}
+    parse_errors: int = 0  # <tool_call> blocks the model opened that did not parse into a call
     unfinished: bool = False  # still calling tools when the turns (or the length budget) ran out
     done: bool = False
 
@@ -623,6 +727,7 @@ def apply_turn(traj: Trajectory, tokenizer, tools, completion_ids, completion_lo
     text = tokenizer.decode(text_ids, skip_special_tokens=False)
     traj.turns.append(text)
     calls = parse_tool_calls(text)
+    traj.parse_errors += count_parse_errors(text, calls)
     if not stopped:
         # cut off mid-turn by the length budget: there is no complete turn to act on
         traj.unfinished = True
@@ -934,6 +1039,7 @@ class TrainState:
     micro_step: int = 0
     metrics_file: object = None
     stop_requested: bool = False
+    skipped_nonfinite: int = 0  # updates dropped because the loss or gradient was not finite
 
 
 @dataclass
@@ -1055,6 +1161,7 @@ def trajectory_stats(trajs) -> dict:
     return {
         "resp_len": sum(sum(t.response_mask) for t in trajs) / n,
         "tool_calls": len(calls) / n,
+        "parse_errors": sum(t.parse_errors for t in trajs) / n,
         "tool_success": sum(tool_result_ok(c["result"]) for c in calls) / max(1, len(calls)),
         "repeat_calls": seen_repeats / max(1, len(calls)),
         "unfinished": sum(t.unfinished for t in trajs) / n,
@@ -1099,7 +1206,7 @@ def rl_train_epoch(state: TrainState, dataset, batches, epoch: int, start_batch:
         batch = build_train_batch(trajs, advantages, tok.pad_token_id, tok.eos_token_id, args.max_total_len)
         N = batch.input_ids.shape[0]
         n_keep = batch.input_ids.shape[1] - 1
-        loss_sum, ratios, kls, masks = 0.0, [], [], []
+        loss_sum, ratios, kls = 0.0, [], []
         for s in range(0, N, args.train_micro_batch):
             sl = slice(s, s + args.train_micro_batch)
             ids, mask = batch.input_ids[sl].to(args.device), batch.completion_mask[sl].to(args.device)
@@ -1125,6 +1232,8 @@ def rl_train_epoch(state: TrainState, dataset, batches, epoch: int, start_batch:
             if math.isfinite(loss_sum) and math.isfinite(grad_norm):
                 state.optimizer.step()
                 stepped = True
+            else:  # never write a non-finite update into the weights
+                state.skipped_nonfinite += 1
             state.optimizer.zero_grad(set_to_none=True)
             state.rollout_engine.update_policy(model)
             state.step += 1
@@ -1141,6 +1250,7 @@ def rl_train_epoch(state: TrainState, dataset, batches, epoch: int, start_batch:
             "zero_std_groups": (group_std < 1e-6).float().mean().item(),
             "adv_std": advantages.std().item() if advantages.numel() > 1 else 0.0,
             "loss": loss_sum, "grad_norm": grad_norm, "stepped": stepped,
+            "skipped_nonfinite": state.skipped_nonfinite,
             "ratio_mean": ratio_all.mean().item() if ratio_all.numel() else 1.0,
             "ratio_max": ratio_all.max().item() if ratio_all.numel() else 1.0,
             "lr": state.optimizer.param_groups[0]["lr"], "rollout_s": t_rollout, "step_s": time.time() - t0,
@@ -1151,6 +1261,7 @@ def rl_train_epoch(state: TrainState, dataset, batches, epoch: int, start_batch:
         if state.step % args.log_interval == 0:
             keys = ["step", "reward", "r_gt_match", "r_tool_alignment", "r_tag_format", "r_unfinished",
                     "r_repetition", "r_length", "kl", "group_std", "adv_std", "loss", "resp_len", "tool_calls",
+                    "parse_errors",
                     "tool_success", "unfinished", "lr", "ratio_mean", "ratio_max", "step_s"]
             tqdm.write(" | ".join(f"{k} {record[k]:.4g}" if isinstance(record[k], float) else f"{k} {record[k]}"
                                   for k in keys))
@@ -1168,7 +1279,8 @@ def save_checkpoints(state: TrainState, epoch: int, batches_done: int):
     save_minimind(state.model, weight_path(args.save_dir, args.save_weight, args.hidden_size, bool(args.use_moe)))
     save_resume(resume_path(args.save_dir, args.save_weight, args.hidden_size, bool(args.use_moe)),
                 state.model, state.optimizer, state.step,
-                {"epoch": epoch, "batches_done": batches_done, "micro_step": state.micro_step})
+                {"epoch": epoch, "batches_done": batches_done, "micro_step": state.micro_step,
+                 "skipped_nonfinite": state.skipped_nonfinite})
 
 
 def epoch_batches(n_items: int, batch_size: int, seed: int, epoch: int):
@@ -1203,6 +1315,7 @@ def main(argv=None):
         optimizer.load_state_dict(ckpt["optimizer"])
         set_rng_state(ckpt["rng"])
         state.step, state.micro_step = ckpt["step"], ckpt["extra"]["micro_step"]
+        state.skipped_nonfinite = ckpt["extra"].get("skipped_nonfinite", 0)
         start_epoch, start_batch = ckpt["extra"]["epoch"], ckpt["extra"]["batches_done"]
         print(f"resumed from {path} at step {state.step} (epoch {start_epoch}, batch {start_batch})")
 

@@ -16,6 +16,7 @@ import argparse
 import json
 import math
 import os
+import signal
 import sys
 import time
 
@@ -47,7 +48,7 @@ def parse_args(argv=None):
     parser.add_argument("--save_weight", default="full_sft", help="output name: out/{save_weight}_{hidden}.pth")
     parser.add_argument("--save_dir", default="out")
     # --- optimisation ---
-    parser.add_argument("--epochs", type=int, default=3)
+    parser.add_argument("--epochs", type=int, default=8)
     parser.add_argument("--batch_size", type=int, default=16)
     parser.add_argument("--accumulation_steps", type=int, default=1)
     parser.add_argument("--learning_rate", type=float, default=2e-3, help="peak LR (a small model from scratch)")
@@ -60,7 +61,7 @@ def parse_args(argv=None):
                         help="autocast dtype (default: bfloat16 on CPU)")
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--log_interval", type=int, default=25)
-    parser.add_argument("--eval_interval", type=int, default=100, help="steps between validation passes")
+    parser.add_argument("--eval_interval", type=int, default=250, help="steps between validation passes")
     parser.add_argument("--save_interval", type=int, default=200, help="steps between resume checkpoints")
     parser.add_argument("--max_steps", type=int, default=-1, help="stop after this many optimizer steps")
     parser.add_argument("--from_resume", type=int, default=0, choices=[0, 1])
@@ -136,6 +137,14 @@ def train(args):
           f"{len(val_set)} val | {steps_per_epoch} steps/epoch, {total_steps} steps")
     print("config: " + " ".join(f"{k}={v}" for k, v in vars(args).items()))
 
+    stop = {"signal": None}
+
+    def request_stop(signum, frame):  # finish the current step, write a resume checkpoint, exit
+        stop["signal"] = signum
+        print(f"\nsignal {signum}: saving a resume checkpoint after this step")
+
+    signal.signal(signal.SIGINT, request_stop)
+    signal.signal(signal.SIGTERM, request_stop)
     model.train()
     os.makedirs(args.save_dir, exist_ok=True)
     log_file = open(log_path, "a" if args.from_resume else "w", encoding="utf-8")
@@ -195,10 +204,10 @@ def train(args):
                            + (f" | saved {out_path}" if improved else ""))
                 log_file.write(json.dumps({"step": step, "val_loss": round(val_loss, 4)}) + "\n")
                 log_file.flush()
-            if step % args.save_interval == 0 or step == total_steps:
+            if step % args.save_interval == 0 or step == total_steps or stop["signal"] is not None:
                 save_resume(ckpt_path, model, optimizer, step,
                             {"epoch": epoch, "batches_done": b_idx + 1, "best_val": best_val})
-            if step >= total_steps:
+            if step >= total_steps or stop["signal"] is not None:
                 done = True
                 break
         skip_batches = 0

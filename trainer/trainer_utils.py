@@ -3,6 +3,7 @@ Pieces every trainer shares: model/tokenizer loading, the learning-rate schedule
 seeding, and atomic resume checkpoints.
 """
 import contextlib
+import glob
 import math
 import os
 import random
@@ -119,6 +120,8 @@ def atomic_save(obj, path: str):
     """torch.save to a temporary file in the same folder, fsync, then rename: a reader (or a resumed run)
     only ever sees a complete file, even if the process is killed mid-save."""
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    for stale in glob.glob(glob.escape(path) + ".tmp.*"):  # left by a run killed mid-save
+        os.remove(stale)
     tmp = f"{path}.tmp.{os.getpid()}"
     with open(tmp, "wb") as f:
         torch.save(obj, f)
