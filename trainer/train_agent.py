@@ -973,6 +973,9 @@ class RewardModel:
 # ==========================================================================================================
 
 
+SAVE_DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
+
+
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description="Agent RL: multi-turn tool use with CISPO/GRPO")
     # --- data and weights ---
@@ -982,6 +985,8 @@ def parse_args(argv=None):
                         "transformers directory); also the frozen KL reference")
     parser.add_argument("--save_weight", default="agent", help="output name: out/{save_weight}_{hidden}.pth")
     parser.add_argument("--save_dir", default="out")
+    parser.add_argument("--save_dtype", default="float32", choices=list(SAVE_DTYPES),
+                        help="dtype of the saved weights; bfloat16 rounds away most of a small RL update")
     add_model_args(parser)
     # --- rollout ---
     parser.add_argument("--num_generations", type=int, default=4, help="trajectories per prompt (the group)")
@@ -999,7 +1004,8 @@ def parse_args(argv=None):
     parser.add_argument("--epochs", type=int, default=1)
     parser.add_argument("--batch_size", type=int, default=2, help="prompts per step")
     parser.add_argument("--accumulation_steps", type=int, default=1)
-    parser.add_argument("--learning_rate", type=float, default=3e-7, help="peak LR (the seed's 3e-7)")
+    parser.add_argument("--learning_rate", type=float, default=5e-5,
+                        help="peak LR; the seed's 3e-7 does not move a 4.6M model in a CPU-sized run (README)")
     parser.add_argument("--loss_type", default="cispo", choices=["cispo", "grpo"])
     parser.add_argument("--beta", type=float, default=0.1, help="KL penalty to the reference model")
     parser.add_argument("--epsilon", type=float, default=0.2, help="GRPO clip range")
@@ -1276,7 +1282,8 @@ def rl_train_epoch(state: TrainState, dataset, batches, epoch: int, start_batch:
 
 def save_checkpoints(state: TrainState, epoch: int, batches_done: int):
     args = state.args
-    save_minimind(state.model, weight_path(args.save_dir, args.save_weight, args.hidden_size, bool(args.use_moe)))
+    save_minimind(state.model, weight_path(args.save_dir, args.save_weight, args.hidden_size, bool(args.use_moe)),
+                  dtype=SAVE_DTYPES[args.save_dtype])
     save_resume(resume_path(args.save_dir, args.save_weight, args.hidden_size, bool(args.use_moe)),
                 state.model, state.optimizer, state.step,
                 {"epoch": epoch, "batches_done": batches_done, "micro_step": state.micro_step,
