@@ -12,7 +12,7 @@ from model.model_minimind import MiniMindConfig, MiniMindForCausalLM, save_minim
 from trainer import train_agent
 from trainer.rollout_engine import RolloutEngine, RolloutResult, TorchRolloutEngine, compute_per_token_logps
 from trainer.train_agent import (
-    TOOLS, Trajectory, calculate_rewards, gt_in_text, rollout_batch, validate_gt_in_text,
+    TOOLS, RewardGuards, Trajectory, calculate_rewards, gt_in_text, rollout_batch, validate_gt_in_text,
 )
 from trainer.trainer_utils import load_tokenizer
 
@@ -182,6 +182,38 @@ def test_reward_failure_example_without_repetition_is_minus_1_5():
     assert r.total == -1.5
 
 
+def test_guards_at_zero_reproduce_the_seed_examples():
+    off = RewardGuards(0.0, 0.0, 0.0)
+    bad_args = '<tool_call>\n{"name": "calculate_math", "arguments": {"expr": "256*37"}}\n</tool_call>'
+    failure = [CALC + "\n" + bad_args, "让我再算一次<tool_call>\n{\"name\": \"calculate_math\""]
+    examples = [(make_traj([CALC, "256*37=9472"]), ["9472"], 3.0),
+                (make_traj([RATE, "美元兑人民币汇率是7.21"]), ["7.21"], 3.0),
+                (make_traj(failure, unfinished=True), ["9472"], -1.5)]
+    for traj, gt, total in examples:
+        assert calculate_rewards([traj], [gt], [TOOLS], 1, guards=off)[0].total == total
+    # the guards leave a clean solution alone
+    assert calculate_rewards([examples[0][0]], [["9472"]], [TOOLS], 1, guards=RewardGuards())[0].total == 3.0
+
+
+def test_guards_repeat_needless_and_extra_calls():
+    guards = RewardGuards(repeat_call=1.0, needless_call=2.0, extra_calls=0.3)
+    twice = make_traj([CALC + "\n" + CALC, "9472"])
+    r = calculate_rewards([twice], [["9472"]], [TOOLS], 1, None, [["calculate_math"]], guards)[0]
+    assert r.repeat_call == -1.0 and r.extra_calls == -0.3 and r.needless_call == 0.0
+    assert r.total == pytest.approx(-0.5 + 2.5 - 1.0 - 0.3)  # alignment gap 1
+    needless = make_traj([CALC, "9472"])
+    r = calculate_rewards([needless], [[]], [TOOLS], 1, None, [[]], guards)[0]
+    assert r.needless_call == -2.0 and r.extra_calls == 0.0
+    r = calculate_rewards([needless], [[]], [TOOLS], 1, None, None, guards)[0]  # seed data: no GT, no tool
+    assert r.needless_call == -2.0
+    answer_only = make_traj(["你好,我是助手。"])
+    assert calculate_rewards([answer_only], [[]], [TOOLS], 1, None, [[]], guards)[0].total == 0.5
+    parallel = make_traj([CALC + "\n" + RATE, "9472, 7.21"])
+    r = calculate_rewards([parallel], [["9472", "7.21"]], [TOOLS], 1, None,
+                          [["calculate_math", "get_exchange_rate"]], guards)[0]
+    assert (r.repeat_call, r.extra_calls, r.total) == (0.0, 0.0, 3.0)
+
+
 def test_no_tool_branch_and_clip():
     r = calculate_rewards([make_traj(["你好!我是一个AI助手,有什么可以帮你?"])], [[]], [TOOLS], 1)[0]
     assert r.tool_alignment == 0 and r.length == 0.5 and r.total == 0.5
@@ -222,7 +254,7 @@ def tiny_setup(tmp_path, tok, n_prompts=4):
     return ["--data_path", str(data), "--save_dir", str(save_dir), "--hidden_size", "64",
             "--num_hidden_layers", "2", "--dtype", "float32", "--device", "cpu", "--max_gen_len", "12",
             "--max_turns", "2", "--batch_size", "2", "--num_generations", "2", "--learning_rate", "1e-3",
-            "--thinking_ratio", "0.5", "--save_interval", "1"]
+            "--thinking_ratio", "0.5", "--save_interval", "1", "--eval_interval", "0"]
 
 
 def read_metrics(save_dir):
@@ -299,3 +331,65 @@ def test_optional_reward_model_scores_the_no_tool_branch(tmp_path, tok):
     assert r.reward_model == score and r.total == pytest.approx(0.5 + score)
     with_tool = make_traj([CALC, "256*37=9472"])
     assert calculate_rewards([with_tool], [["9472"]], [TOOLS], 1, reward_model=rm)[0].reward_model == 0.0
+
+
+# --- periodic evaluation: profiles, the best checkpoint, rollback ----------------------------------------
+
+def eval_cases_file(tmp_path, n=3):
+    path = tmp_path / "cases.jsonl"
+    with open(os.path.join(ROOT, "dataset", "eval_toolcall.jsonl"), encoding="utf-8") as f:
+        path.write_text("".join(next(f) for _ in range(n)), encoding="utf-8")
+    return str(path)
+
+
+def with_flag(args, flag, value):
+    args = list(args)
+    if flag in args:
+        args[args.index(flag) + 1] = value
+    else:
+        args += [flag, value]
+    return args
+
+
+def test_periodic_eval_saves_profiles_and_the_best(tmp_path, tok):
+    args = with_flag(tiny_setup(tmp_path, tok), "--eval_interval", "1")
+    train_agent.main(args + ["--eval_cases", eval_cases_file(tmp_path), "--max_steps", "2"])
+    out = tmp_path / "out"
+    for step in (0, 1, 2):  # the start is evaluated too
+        profile = json.loads((out / f"agent_step{step}_64_profile.json").read_text(encoding="utf-8"))
+        assert profile["step"] == step and 0.0 <= profile["task_completion"] <= 1.0
+        assert {"by_category", "tool_success_rate", "avg_turns", "tool_usage", "no_tool_accuracy",
+                "bad_cases"} <= set(profile)
+        assert os.path.exists(out / f"agent_step{step}_64.pth")
+    best = json.loads((out / "agent_best_64_profile.json").read_text(encoding="utf-8"))
+    evals = [m for m in read_metrics(out) if "eval_task_completion" in m]
+    assert [m["step"] for m in evals] == [0, 1, 2]
+    assert best["task_completion"] == max(m["eval_task_completion"] for m in evals)
+    # --from_weight loads an evaluated checkpoint
+    reloaded = train_agent.parse_args(args + ["--from_weight", "agent_best"])
+    from trainer.trainer_utils import init_model
+    init_model(reloaded, "agent_best", str(out), "cpu")
+
+
+def test_rollback_restores_the_best_weights(tmp_path, tok, monkeypatch):
+    """Completion 0.5 at the start, 0.9 after step 1 (the best), 0.2 after step 2: back to step 1's weights."""
+    scores = iter([0.5, 0.9, 0.2])
+
+    def fake_eval(state):
+        c = next(scores)
+        return {"summary": {"task_completion": c, "tool_success_rate": 1.0, "avg_turns": 1.0,
+                            "avg_tool_calls": 1.0, "expected_tool_calls": 1.0, "repeat_call_rate": 0.0,
+                            "no_tool_accuracy": 1.0},
+                "by_category": {"single": {"task_completion": c}}, "by_tool": {}, "cases": []}
+
+    monkeypatch.setattr(train_agent, "evaluate_policy", fake_eval)
+    args = with_flag(tiny_setup(tmp_path, tok), "--eval_interval", "1")
+    train_agent.main(args + ["--max_steps", "2", "--rollback_drop", "0.3", "--save_dtype", "float32"])
+    out = tmp_path / "out"
+    evals = [m for m in read_metrics(out) if "eval_task_completion" in m]
+    assert [m["eval_event"] for m in evals] == ["new best", "new best", "rolled back to step 1"]
+    final = torch.load(out / "agent_64.pth", weights_only=True)
+    best = torch.load(out / "agent_best_64.pth", weights_only=True)
+    step2 = torch.load(out / "agent_step2_64.pth", weights_only=True)
+    assert all(torch.equal(final[k], best[k]) for k in best)
+    assert any(not torch.equal(step2[k], best[k]) for k in best)

@@ -106,7 +106,7 @@ def rl_args(save_dir):
     return ["--save_dir", str(save_dir), "--hidden_size", "64", "--num_hidden_layers", "2", "--dtype",
             "float32", "--device", "cpu", "--max_gen_len", "12", "--max_turns", "2", "--batch_size", "2",
             "--num_generations", "2", "--learning_rate", "1e-3", "--thinking_ratio", "0.5", "--save_interval",
-            "1", "--max_steps", "4"]
+            "1", "--max_steps", "4", "--eval_interval", "0"]
 
 
 def test_rl_killed_mid_save_resumes_and_matches_an_uninterrupted_run(tmp_path):

@@ -900,14 +900,40 @@ class RewardBreakdown:
     think_closure: float = 0.0
     think_length: float = 0.0
     reward_model: float = 0.0
+    repeat_call: float = 0.0  # guard: the same tool with the same arguments again
+    needless_call: float = 0.0  # guard: any tool called on a question that needs none
+    extra_calls: float = 0.0  # guard: each call past the expected number
     total: float = 0.0
 
     def terms(self) -> dict:
         return {k: v for k, v in vars(self).items() if k != "total"}
 
 
+@dataclass
+class RewardGuards:
+    """Reward-hacking guards, each a named reward term; 0 turns one off. With all three at 0 (or guards=None)
+    calculate_rewards is exactly the seed's reward."""
+    repeat_call: float = 1.0  # per call that repeats an earlier call (same name, same arguments)
+    needless_call: float = 2.0  # once, when a question that needs no tool gets any tool call
+    extra_calls: float = 0.3  # per call past the expected number
+
+
+def call_key(call) -> tuple:
+    return call["name"], json.dumps(call["arguments"], sort_keys=True, ensure_ascii=False)
+
+
+def count_repeated_calls(calls) -> int:
+    """Calls that repeat an earlier call of the same trajectory exactly (name and arguments)."""
+    seen, repeats = set(), 0
+    for call in calls:
+        key = call_key(call)
+        repeats += key in seen
+        seen.add(key)
+    return repeats
+
+
 def calculate_rewards(trajectories, gt_batch, tools_batch, num_generations, reward_model=None,
-                      expect_tools_batch=None) -> list:
+                      expect_tools_batch=None, guards: RewardGuards | None = None) -> list:
     """One RewardBreakdown per trajectory. Prompt i's data (gt, tools) applies to trajectories
     [i*G, (i+1)*G).
 
@@ -915,6 +941,8 @@ def calculate_rewards(trajectories, gt_batch, tools_batch, num_generations, rewa
     No-tool branch: tag format + answer length + thinking closure/length + optional reward model.
     Both: -0.5 if unfinished, and the 3-gram repetition penalty on the final answer.
     The expected number of calls is len(expect_tools) when the data gives it, else len(gt) (the seed's rule).
+    Guards (when given): repeated calls, a tool called when none is needed (expect_tools == [], or no
+    expect_tools and no GT), calls past the expected number.
     """
     rewards = []
     for k, traj in enumerate(trajectories):
@@ -936,6 +964,12 @@ def calculate_rewards(trajectories, gt_batch, tools_batch, num_generations, rewa
                 r.reward_model = reward_model.score(traj.messages, answer)
         r.unfinished = -UNFINISHED_PENALTY if traj.unfinished else 0.0
         r.repetition = repetition_penalty(answer)
+        if guards is not None and calls:
+            needs_no_tool = expect == [] if expect is not None else not gt
+            r.repeat_call = -guards.repeat_call * count_repeated_calls(calls)
+            r.needless_call = -guards.needless_call if needs_no_tool else 0.0
+            if not needs_no_tool:
+                r.extra_calls = -guards.extra_calls * max(0, len(calls) - expected_calls)
         r.total = max(-REWARD_CLIP, min(REWARD_CLIP, sum(r.terms().values())))
         rewards.append(r)
     return rewards
@@ -1000,6 +1034,19 @@ def parse_args(argv=None):
     parser.add_argument("--top_p", type=float, default=1.0)
     parser.add_argument("--rollout_engine", default="torch", choices=["torch"])
     parser.add_argument("--reward_model_path", default=None, help="optional reward model (no-tool branch)")
+    # --- reward-hacking guards (0 disables one; all 0 = the seed's reward) ---
+    parser.add_argument("--repeat_call_penalty", type=float, default=RewardGuards.repeat_call,
+                        help="per call repeating an earlier one (same tool, same arguments)")
+    parser.add_argument("--needless_call_penalty", type=float, default=RewardGuards.needless_call,
+                        help="for calling any tool on a question that needs none")
+    parser.add_argument("--extra_call_cost", type=float, default=RewardGuards.extra_calls,
+                        help="per call past the expected number")
+    # --- periodic evaluation and rollback ---
+    parser.add_argument("--eval_interval", type=int, default=100,
+                        help="steps between greedy evaluations on --eval_cases (0 = off)")
+    parser.add_argument("--eval_cases", default="dataset/eval_toolcall.jsonl", help="evaluation cases (JSONL)")
+    parser.add_argument("--rollback_drop", type=float, default=0.0,
+                        help="if task completion falls this far below the best, reload the best weights (0 = off)")
     # --- optimisation ---
     parser.add_argument("--epochs", type=int, default=1)
     parser.add_argument("--batch_size", type=int, default=2, help="prompts per step")
@@ -1046,6 +1093,11 @@ class TrainState:
     metrics_file: object = None
     stop_requested: bool = False
     skipped_nonfinite: int = 0  # updates dropped because the loss or gradient was not finite
+    guards: "RewardGuards | None" = None
+    eval_cases: list = field(default_factory=list)
+    best_completion: float = -1.0  # the best task completion seen by the periodic evaluation
+    best_step: int = -1
+    rollbacks: int = 0
 
 
 @dataclass
@@ -1160,10 +1212,7 @@ def debug_print(state: TrainState, trajs, rewards):
 def trajectory_stats(trajs) -> dict:
     calls = [c for t in trajs for c in t.tool_calls]
     n = max(1, len(trajs))
-    seen_repeats = 0
-    for t in trajs:
-        keys = [(c["name"], json.dumps(c["arguments"], sort_keys=True, ensure_ascii=False)) for c in t.tool_calls]
-        seen_repeats += len(keys) - len(set(keys))
+    seen_repeats = sum(count_repeated_calls(t.tool_calls) for t in trajs)
     return {
         "resp_len": sum(sum(t.response_mask) for t in trajs) / n,
         "tool_calls": len(calls) / n,
@@ -1191,9 +1240,7 @@ def rl_train_epoch(state: TrainState, dataset, batches, epoch: int, start_batch:
         messages_batch = [it["messages"] for it in items]
         tools_batch = [it["tools"] for it in items]
         gt_batch = [it["gt"] for it in items]
-        expect_batch = [it["expect_tools"] for it in items]
-        if any(e is None for e in expect_batch):
-            expect_batch = None
+        expect_batch = [it["expect_tools"] for it in items]  # None where the data does not say
 
         # Phase 1: multi-turn rollout with the current policy (no gradient)
         thinking = [random.random() < args.thinking_ratio for _ in range(len(items) * G)]
@@ -1202,7 +1249,8 @@ def rl_train_epoch(state: TrainState, dataset, batches, epoch: int, start_batch:
         t_rollout = time.time() - t0
 
         # Phase 2: tool-aware rewards, each term kept for the log
-        rewards = calculate_rewards(trajs, gt_batch, tools_batch, G, state.reward_model, expect_batch)
+        rewards = calculate_rewards(trajs, gt_batch, tools_batch, G, state.reward_model, expect_batch,
+                                    state.guards)
         totals = torch.tensor([r.total for r in rewards])
 
         # Phase 3: group-normalised advantages (a group whose rewards are all equal gets 0: no signal)
@@ -1251,6 +1299,8 @@ def rl_train_epoch(state: TrainState, dataset, batches, epoch: int, start_batch:
             "step": state.step, "epoch": epoch, "reward": totals.mean().item(),
             **{f"r_{k}": sum(getattr(r, k) for r in rewards) / len(rewards) for k in rewards[0].terms()},
             **trajectory_stats(trajs),
+            "expected_calls": sum(len(e) if e is not None else len(g)
+                                  for e, g in zip(expect_batch, gt_batch)) / len(items),
             "kl": kl_all.mean().item() if kl_all.numel() else 0.0,
             "group_std": group_std.mean().item(),
             "zero_std_groups": (group_std < 1e-6).float().mean().item(),
@@ -1276,6 +1326,8 @@ def rl_train_epoch(state: TrainState, dataset, batches, epoch: int, start_batch:
             debug_print(state, trajs, rewards)
         if stepped and state.step % args.save_interval == 0:
             save_checkpoints(state, epoch, b + 1)
+        if stepped and args.eval_interval > 0 and state.step % args.eval_interval == 0:
+            periodic_eval(state)
     bar.close()
     return next_batch
 
@@ -1287,7 +1339,93 @@ def save_checkpoints(state: TrainState, epoch: int, batches_done: int):
     save_resume(resume_path(args.save_dir, args.save_weight, args.hidden_size, bool(args.use_moe)),
                 state.model, state.optimizer, state.step,
                 {"epoch": epoch, "batches_done": batches_done, "micro_step": state.micro_step,
-                 "skipped_nonfinite": state.skipped_nonfinite})
+                 "skipped_nonfinite": state.skipped_nonfinite, "best_completion": state.best_completion,
+                 "best_step": state.best_step, "rollbacks": state.rollbacks})
+
+
+# --- periodic evaluation: behaviour profiles, the best checkpoint, rollback --------------------------------
+
+def evaluate_policy(state: TrainState) -> dict:
+    """Greedy evaluation of the current policy on the eval cases, with the code of scripts/eval_toolcall.py."""
+    from scripts.eval_toolcall import parse_args as eval_args, report, run_local
+
+    args = state.args
+    eargs = eval_args(["--temperature", "0", "--device", args.device, "--dtype", args.dtype,
+                       "--max_turns", str(args.max_turns), "--max_gen_len", str(args.max_gen_len),
+                       "--tool_timeout", str(args.tool_timeout)])
+    eargs.max_total_len, eargs.max_tool_tokens = args.max_total_len, args.max_tool_tokens
+    t0 = time.time()
+    state.model.eval()
+    try:
+        results = run_local(state.model, state.tokenizer, state.eval_cases, eargs)
+    finally:
+        state.model.train()
+    return report(results, time.time() - t0, {"cases_file": args.eval_cases, "temperature": 0.0})
+
+
+def behaviour_profile(rep: dict, step: int, n_bad: int = 5) -> dict:
+    """What a checkpoint does (second seed, section 5.1): completion overall and per category, tool success,
+    turns, which tools it reaches for, no-tool accuracy, and a few cases it gets wrong."""
+    summary = rep["summary"]
+    bad = [c for c in rep["cases"] if not c["completed"]][:n_bad]
+    return {
+        "step": step,
+        "task_completion": summary["task_completion"],
+        "by_category": {cat: m["task_completion"] for cat, m in rep["by_category"].items()},
+        "tool_success_rate": summary["tool_success_rate"],
+        "avg_turns": summary["avg_turns"],
+        "avg_tool_calls": summary["avg_tool_calls"],
+        "expected_tool_calls": summary["expected_tool_calls"],
+        "repeat_call_rate": summary["repeat_call_rate"],
+        "no_tool_accuracy": summary["no_tool_accuracy"],
+        "tool_usage": {name: m["calls"] for name, m in rep["by_tool"].items()},
+        "bad_cases": [{"prompt": c["prompt"], "category": c["category"], "gt": c["gt"],
+                       "called": c["called_tools"], "answer": c["final_answer"][:200]} for c in bad],
+    }
+
+
+def save_profiled(state: TrainState, name: str, profile: dict):
+    args = state.args
+    path = weight_path(args.save_dir, name, args.hidden_size, bool(args.use_moe))
+    save_minimind(state.model, path, dtype=SAVE_DTYPES[args.save_dtype])
+    with open(path.replace(".pth", "_profile.json"), "w", encoding="utf-8") as f:
+        json.dump(profile, f, ensure_ascii=False, indent=2)
+    return path
+
+
+def periodic_eval(state: TrainState):
+    """Evaluate; save the checkpoint with its profile as {save_weight}_step{N}; keep {save_weight}_best by task
+    completion; with --rollback_drop, go back to the best weights when completion falls too far below it."""
+    args = state.args
+    profile = behaviour_profile(evaluate_policy(state), state.step)
+    completion = profile["task_completion"]
+    path = save_profiled(state, f"{args.save_weight}_step{state.step}", profile)
+    event = ""
+    if completion > state.best_completion:
+        state.best_completion, state.best_step = completion, state.step
+        save_profiled(state, f"{args.save_weight}_best", profile)
+        event = "new best"
+    elif args.rollback_drop > 0 and completion < state.best_completion - args.rollback_drop:
+        best = weight_path(args.save_dir, f"{args.save_weight}_best", args.hidden_size, bool(args.use_moe))
+        weights = {k: v.float() for k, v in torch.load(best, map_location="cpu", weights_only=True).items()}
+        weights.setdefault("lm_head.weight", weights["model.embed_tokens.weight"])  # tied embeddings
+        state.model.load_state_dict(weights)
+        state.optimizer.state.clear()  # the moments point the way that went wrong
+        state.rollout_engine.update_policy(state.model)
+        state.rollbacks += 1
+        event = f"rolled back to step {state.best_step}"
+    cats = " ".join(f"{c} {v:.2f}" for c, v in profile["by_category"].items())
+    tqdm.write(f"eval step {state.step} | task_completion {completion:.3f} | {cats} | "
+               f"no_tool {profile['no_tool_accuracy']:.2f} | {event or 'saved'} {path}")
+    if state.metrics_file is not None:
+        record = {"step": state.step, "eval_task_completion": completion, "eval_event": event,
+                  **{f"eval_{c}": v for c, v in profile["by_category"].items()},
+                  "eval_tool_success": profile["tool_success_rate"],
+                  "eval_no_tool_accuracy": profile["no_tool_accuracy"],
+                  "eval_repeat_call_rate": profile["repeat_call_rate"], "rollbacks": state.rollbacks}
+        state.metrics_file.write(json.dumps(record) + "\n")
+        state.metrics_file.flush()
+    return profile
 
 
 def epoch_batches(n_items: int, batch_size: int, seed: int, epoch: int):
@@ -1313,6 +1451,11 @@ def main(argv=None):
     if args.max_steps > 0:
         total_steps = min(total_steps, args.max_steps)
     state = TrainState(model, ref_model, engine, tokenizer, optimizer, args, total_steps, reward_model)
+    state.guards = RewardGuards(args.repeat_call_penalty, args.needless_call_penalty, args.extra_call_cost)
+    if args.eval_interval > 0:
+        from scripts.eval_toolcall import load_cases
+
+        state.eval_cases = load_cases(args.eval_cases)
 
     start_epoch, start_batch = 0, 0
     if args.from_resume:
@@ -1323,6 +1466,9 @@ def main(argv=None):
         set_rng_state(ckpt["rng"])
         state.step, state.micro_step = ckpt["step"], ckpt["extra"]["micro_step"]
         state.skipped_nonfinite = ckpt["extra"].get("skipped_nonfinite", 0)
+        state.best_completion = ckpt["extra"].get("best_completion", -1.0)
+        state.best_step = ckpt["extra"].get("best_step", -1)
+        state.rollbacks = ckpt["extra"].get("rollbacks", 0)
         start_epoch, start_batch = ckpt["extra"]["epoch"], ckpt["extra"]["batches_done"]
         print(f"resumed from {path} at step {state.step} (epoch {start_epoch}, batch {start_batch})")
 
@@ -1342,6 +1488,8 @@ def main(argv=None):
     signal.signal(signal.SIGINT, request_stop)
     signal.signal(signal.SIGTERM, request_stop)
     model.train()
+    if args.eval_interval > 0 and state.step == 0:
+        periodic_eval(state)  # the starting point: the first "best", and the baseline of the curves
     epoch, next_batch = start_epoch, start_batch
     for epoch in range(start_epoch, args.epochs):
         batches = epoch_batches(len(dataset), args.batch_size, args.seed, epoch)
