@@ -70,7 +70,7 @@ def parse_args(argv=None):
     parser = argparse.ArgumentParser(description="Evaluate tool calling on tasks")
     parser.add_argument("--backend", default="local", choices=["local", "api"])
     # --- local model ---
-    parser.add_argument("--weight", default="full_sft", help="out/{weight}_{hidden}[_moe].pth")
+    parser.add_argument("--weight", default="full_sft", help="out/{weight}_{hidden}[_moe].pth, or a .pth path")
     parser.add_argument("--save_dir", default="out")
     parser.add_argument("--load_from", default=None, help="a transformers model directory instead of --weight")
     add_model_args(parser)
@@ -403,7 +403,8 @@ def main(argv=None):
         if args.interactive:
             return interactive(model, tokenizer, args)
         results = run_local(model, tokenizer, cases, args)
-        source = args.load_from or f"{args.save_dir}/{args.weight}_{args.hidden_size}"
+        source = args.load_from or (args.weight if args.weight.endswith(".pth")
+                                    else f"{args.save_dir}/{args.weight}_{args.hidden_size}")
     else:
         results = run_api(cases, args)
         source = f"{args.api_base_url} ({args.api_model})"

@@ -407,7 +407,7 @@ def parse_args(argv=None):
     parser = argparse.ArgumentParser(description="OpenAI-compatible server for a MiniMind checkpoint")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8998)
-    parser.add_argument("--weight", default="agent", help="out/{weight}_{hidden}[_moe].pth")
+    parser.add_argument("--weight", default="agent", help="out/{weight}_{hidden}[_moe].pth, or a .pth path")
     parser.add_argument("--save_dir", default="out")
     parser.add_argument("--load_from", default=None, help="a transformers model directory instead of --weight")
     parser.add_argument("--model_name", default="minimind", help="the id /v1/models reports")

@@ -1015,8 +1015,8 @@ def parse_args(argv=None):
     # --- data and weights ---
     parser.add_argument("--data_path", default="dataset/agent_rl.jsonl", help="RL prompts (JSONL, seed format)")
     parser.add_argument("--skip_bad_lines", action="store_true", help="skip (and count) malformed data lines")
-    parser.add_argument("--from_weight", default="full_sft", help="starting weights in save_dir (or a "
-                        "transformers directory); also the frozen KL reference")
+    parser.add_argument("--from_weight", default="full_sft", help="starting weights: a name in save_dir, "
+                        "a .pth file or a transformers directory; also the frozen KL reference")
     parser.add_argument("--save_weight", default="agent", help="output name: out/{save_weight}_{hidden}.pth")
     parser.add_argument("--save_dir", default="out")
     parser.add_argument("--save_dtype", default="float32", choices=list(SAVE_DTYPES),

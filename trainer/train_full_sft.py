@@ -44,7 +44,7 @@ def parse_args(argv=None):
     # --- model ---
     add_model_args(parser)
     parser.add_argument("--from_weight", default="none", help="'none' (random init), a weight name in save_dir, "
-                        "or a transformers model directory")
+                        "a .pth file or a transformers model directory")
     parser.add_argument("--save_weight", default="full_sft", help="output name: out/{save_weight}_{hidden}.pth")
     parser.add_argument("--save_dir", default="out")
     # --- optimisation ---

@@ -84,8 +84,8 @@ def model_config(args, **overrides) -> MiniMindConfig:
 
 
 def init_model(args, from_weight: str, save_dir: str, device: str = "cpu", **config_overrides):
-    """Tokenizer + model: random init for from_weight 'none', else out/{from_weight}_{hidden}[_moe].pth,
-    or a transformers directory when from_weight is a path to one."""
+    """Tokenizer + model: random init for from_weight 'none', else {save_dir}/{from_weight}_{hidden}[_moe].pth,
+    a .pth file when from_weight is a path ending in .pth, or a transformers directory."""
     tokenizer = load_tokenizer()
     if from_weight != "none" and os.path.isdir(from_weight):
         from transformers import AutoModelForCausalLM
@@ -93,7 +93,9 @@ def init_model(args, from_weight: str, save_dir: str, device: str = "cpu", **con
         model = AutoModelForCausalLM.from_pretrained(from_weight, dtype=torch.float32)
     elif from_weight != "none":
         config = model_config(args, **config_overrides)
-        model = load_minimind(weight_path(save_dir, from_weight, config.hidden_size, config.use_moe), config)
+        path = from_weight if from_weight.endswith(".pth") else weight_path(save_dir, from_weight,
+                                                                             config.hidden_size, config.use_moe)
+        model = load_minimind(path, config)
     else:
         model = MiniMindForCausalLM(model_config(args, **config_overrides))
     return model.to(device), tokenizer
