@@ -550,6 +550,10 @@ def _run_tool(name, args):
 
 def _tool_worker(conn):
     """Body of a tool worker process: run calls until the pipe closes. Any failure becomes an error object."""
+    # Ctrl-C reaches the whole process group; the trainer finishes its step (with these workers) before it
+    # exits, so workers ignore it. SIGTERM ends a worker (not the trainer's handler, inherited by the fork).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     while True:
         try:
             payload = conn.recv()
