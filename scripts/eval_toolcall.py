@@ -36,8 +36,8 @@ import torch
 from dataset.lm_dataset import DataError, read_jsonl
 from trainer.rollout_engine import create_rollout_engine
 from trainer.train_agent import (
-    CHECK_ARGS, TOOLS, TOOLS_BY_NAME, execute_tool, final_answer, parse_tool_calls, rollout_batch,
-    tool_result_ok, validate_gt_in_text,
+    CHECK_ARGS, TOOLS, TOOLS_BY_NAME, count_repeated_calls, execute_tool, final_answer, parse_tool_calls,
+    rollout_batch, tool_result_ok, validate_gt_in_text,
 )
 from trainer.trainer_utils import add_model_args, default_dtype, init_model, resolve_device, set_seed
 
@@ -273,8 +273,7 @@ def case_completed(r: CaseResult) -> bool:
 
 
 def repeated_calls(r: CaseResult) -> int:
-    keys = [(c["name"], json.dumps(c["arguments"], sort_keys=True, ensure_ascii=False)) for c in r.calls]
-    return len(keys) - len(set(keys))
+    return count_repeated_calls(r.calls)
 
 
 def call_valid(call) -> bool:
