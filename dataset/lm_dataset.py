@@ -203,6 +203,20 @@ class SFTDataset(Dataset):
         return [len(ids) for ids, _ in self.samples]
 
 
+def mix_in(dataset: SFTDataset, replay: SFTDataset, ratio: float, seed: int = 0) -> dict:
+    """Add conversations drawn (seeded, without replacement) from `replay` to `dataset` so that they make up
+    `ratio` of the result: incremental SFT on new data that keeps rehearsing the old. Returns the counts."""
+    if not 0 <= ratio < 1:
+        raise ValueError(f"mix ratio must be in [0, 1), got {ratio}")
+    n_new = len(dataset)
+    want = round(ratio / (1 - ratio) * n_new)
+    if want > len(replay):
+        raise ValueError(f"mix ratio {ratio} needs {want} replay conversations, the replay set has {len(replay)}")
+    picked = random.Random(seed).sample(range(len(replay)), want)
+    dataset.samples += [replay[i] for i in picked]
+    return {"new": n_new, "replay": want, "replay_share": want / max(1, n_new + want)}
+
+
 def sft_collate(batch, pad_id=0):
     """Right-pad a batch: (input_ids, labels) lists -> (B, T) tensors; padding labels are -100.
 

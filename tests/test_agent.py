@@ -264,15 +264,16 @@ def read_metrics(save_dir):
 
 def test_first_update_importance_ratio_is_one(tmp_path, tok):
     args = tiny_setup(tmp_path, tok)
-    train_agent.main(args + ["--max_steps", "1"])
+    train_agent.main(args + ["--max_steps", "1", "--skip_zero_std", "0"])
     first = read_metrics(tmp_path / "out")[0]
+    assert first["trained_samples"] == 4  # every sequence of the batch went through the update
     assert first["stepped"] and abs(first["ratio_mean"] - 1) < 0.01 and first["ratio_max"] < 1.01
     assert os.path.exists(tmp_path / "out" / "agent_64.pth")
 
 
 def test_resume_equals_uninterrupted(tmp_path, tok, monkeypatch):
     """3 straight steps == 2 steps, stop, resume from the checkpoint written at step 2, 1 more step."""
-    args = tiny_setup(tmp_path, tok, n_prompts=6)
+    args = tiny_setup(tmp_path, tok, n_prompts=6) + ["--skip_zero_std", "0"]  # every step updates
     snapshot = tmp_path / "resumed" / "agent_64_resume.pth"
     os.makedirs(snapshot.parent)
     os.link(tmp_path / "out" / "full_sft_64.pth", snapshot.parent / "full_sft_64.pth")

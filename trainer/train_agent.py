@@ -1052,6 +1052,10 @@ def parse_args(argv=None):
     parser.add_argument("--rollback_drop", type=float, default=0.0,
                         help="if task completion falls this far below the best, reload the best weights (0 = off)")
     # --- optimisation ---
+    parser.add_argument("--category_weights", default="",
+                        help="prompt sampling weights by category, e.g. 'parallel=2,chained=2' (others 1)")
+    parser.add_argument("--skip_zero_std", type=int, default=1, choices=[0, 1],
+                        help="leave groups whose rewards are all equal out of the update (no policy signal)")
     parser.add_argument("--epochs", type=int, default=1)
     parser.add_argument("--batch_size", type=int, default=2, help="prompts per step")
     parser.add_argument("--accumulation_steps", type=int, default=1)
@@ -1260,11 +1264,16 @@ def rl_train_epoch(state: TrainState, dataset, batches, epoch: int, start_batch:
         # Phase 3: group-normalised advantages (a group whose rewards are all equal gets 0: no signal)
         advantages, group_std = group_advantages(totals, G, args.adv_clip)
 
-        # Phase 4: policy and reference log-probs on the padded batch, CISPO/GRPO loss, backward
-        batch = build_train_batch(trajs, advantages, tok.pad_token_id, tok.eos_token_id, args.max_total_len)
-        N = batch.input_ids.shape[0]
-        n_keep = batch.input_ids.shape[1] - 1
+        # Phase 4: policy and reference log-probs on the padded batch, CISPO/GRPO loss, backward.
+        # A group whose rewards are all equal has zero advantage everywhere: with --skip_zero_std it is left
+        # out (its only gradient would be the KL term), which saves the forward/backward it would cost.
+        informative = [k for k in range(len(trajs)) if not (args.skip_zero_std and group_std[k // G] < 1e-6)]
         loss_sum, ratios, kls = 0.0, [], []
+        N = len(informative)
+        if N:
+            batch = build_train_batch([trajs[k] for k in informative], advantages[informative],
+                                      tok.pad_token_id, tok.eos_token_id, args.max_total_len)
+            n_keep = batch.input_ids.shape[1] - 1
         for s in range(0, N, args.train_micro_batch):
             sl = slice(s, s + args.train_micro_batch)
             ids, mask = batch.input_ids[sl].to(args.device), batch.completion_mask[sl].to(args.device)
@@ -1298,7 +1307,8 @@ def rl_train_epoch(state: TrainState, dataset, batches, epoch: int, start_batch:
             bar.update(1)
 
         # log: every reward term, the behaviour, and the health of the update
-        ratio_all, kl_all = torch.cat(ratios), torch.cat(kls)
+        ratio_all = torch.cat(ratios) if ratios else torch.zeros(0)
+        kl_all = torch.cat(kls) if kls else torch.zeros(0)
         record = {
             "step": state.step, "epoch": epoch, "reward": totals.mean().item(),
             **{f"r_{k}": sum(getattr(r, k) for r in rewards) / len(rewards) for k in rewards[0].terms()},
@@ -1308,6 +1318,7 @@ def rl_train_epoch(state: TrainState, dataset, batches, epoch: int, start_batch:
             "kl": kl_all.mean().item() if kl_all.numel() else 0.0,
             "group_std": group_std.mean().item(),
             "zero_std_groups": (group_std < 1e-6).float().mean().item(),
+            "trained_samples": N,
             "adv_std": advantages.std().item() if advantages.numel() > 1 else 0.0,
             "loss": loss_sum, "grad_norm": grad_norm, "stepped": stepped,
             "skipped_nonfinite": state.skipped_nonfinite,
@@ -1432,10 +1443,32 @@ def periodic_eval(state: TrainState):
     return profile
 
 
-def epoch_batches(n_items: int, batch_size: int, seed: int, epoch: int):
-    order = list(range(n_items))
-    random.Random(seed * 1000003 + epoch).shuffle(order)
-    return [order[i:i + batch_size] for i in range(0, n_items, batch_size)]
+def parse_category_weights(text: str) -> dict:
+    """'parallel=2,chained=2' -> {'parallel': 2.0, 'chained': 2.0}; categories not named weigh 1."""
+    weights = {}
+    for part in filter(None, (p.strip() for p in (text or "").split(","))):
+        name, sep, value = part.partition("=")
+        try:
+            weights[name.strip()] = float(value)
+        except ValueError:
+            raise ValueError(f"--category_weights: {part!r} is not name=number") from None
+        if not sep or not name.strip() or weights[name.strip()] <= 0:
+            raise ValueError(f"--category_weights: {part!r} needs a category name and a weight > 0")
+    return weights
+
+
+def epoch_batches(categories, batch_size: int, seed: int, epoch: int, weights: dict | None = None):
+    """Every prompt once per epoch, in a seeded order. With category weights the order is a weighted shuffle
+    (each prompt draws the key -log(u) / w and the smallest keys go first), so heavier categories come
+    earlier and more often in any prefix of the epoch, e.g. a run stopped by --max_steps."""
+    rng = random.Random(seed * 1000003 + epoch)
+    if not weights:
+        order = list(range(len(categories)))
+        rng.shuffle(order)
+    else:
+        keys = [-math.log(1.0 - rng.random()) / weights.get(c, 1.0) for c in categories]
+        order = sorted(range(len(categories)), key=keys.__getitem__)
+    return [order[i:i + batch_size] for i in range(0, len(order), batch_size)]
 
 
 def main(argv=None):
@@ -1494,9 +1527,11 @@ def main(argv=None):
     model.train()
     if args.eval_interval > 0 and state.step == 0:
         periodic_eval(state)  # the starting point: the first "best", and the baseline of the curves
+    categories = [dataset[i]["category"] for i in range(len(dataset))]
+    weights = parse_category_weights(args.category_weights)
     epoch, next_batch = start_epoch, start_batch
     for epoch in range(start_epoch, args.epochs):
-        batches = epoch_batches(len(dataset), args.batch_size, args.seed, epoch)
+        batches = epoch_batches(categories, args.batch_size, args.seed, epoch, weights)
         next_batch = rl_train_epoch(state, dataset, batches, epoch, start_batch if epoch == start_epoch else 0)
         if state.step >= total_steps or state.stop_requested:
             break

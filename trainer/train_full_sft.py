@@ -11,6 +11,9 @@ Run (the shipped checkpoint was made with exactly this, on a 2-core CPU; see REA
     python trainer/train_full_sft.py
 Resume a killed run:
     python trainer/train_full_sft.py --from_resume 1
+Incremental SFT (the data flywheel): start from a checkpoint, learn new conversations, rehearse old ones:
+    python trainer/train_full_sft.py --from_weight agent_best --data_path dataset/rs_agent.jsonl \
+        --mix_path dataset/sft_agent.jsonl --mix_ratio 0.5 --save_weight flywheel_sft --epochs 2 --learning_rate 2e-4
 """
 import argparse
 import json
@@ -26,7 +29,7 @@ if __package__ in (None, ""):
 import torch
 from tqdm import tqdm
 
-from dataset.lm_dataset import LengthGroupedSampler, SFTDataset, sft_collate
+from dataset.lm_dataset import LengthGroupedSampler, SFTDataset, mix_in, sft_collate
 from model.model_minimind import count_parameters, save_minimind, weight_path
 from trainer.trainer_utils import (
     add_model_args, autocast, cosine_lr, default_dtype, init_model, load_resume, resolve_device, resume_path,
@@ -41,6 +44,10 @@ def parse_args(argv=None):
     parser.add_argument("--val_path", default="dataset/sft_agent_val.jsonl", help="validation conversations")
     parser.add_argument("--max_seq_len", type=int, default=1024, help="longer conversations are cut")
     parser.add_argument("--skip_bad_lines", action="store_true", help="skip (and count) malformed data lines")
+    parser.add_argument("--mix_path", default=None, help="incremental SFT: also rehearse conversations from this "
+                        "file (e.g. the original dataset/sft_agent.jsonl)")
+    parser.add_argument("--mix_ratio", type=float, default=0.5, help="with --mix_path: the share of rehearsed "
+                        "conversations in the training set")
     # --- model ---
     add_model_args(parser)
     parser.add_argument("--from_weight", default="none", help="'none' (random init), a weight name in save_dir, "
@@ -91,7 +98,7 @@ def evaluate(model, dataset, args, batch_size=32):
 
 def ensure_data(args):
     """The SFT files are generated (deterministically, in seconds) rather than shipped: make them on first use."""
-    missing = [p for p in (args.data_path, args.val_path) if not os.path.exists(p)]
+    missing = [p for p in (args.data_path, args.val_path, args.mix_path) if p and not os.path.exists(p)]
     if not missing:
         return
     defaults = {os.path.normpath(p) for p in ("dataset/sft_agent.jsonl", "dataset/sft_agent_val.jsonl")}
@@ -109,6 +116,11 @@ def train(args):
     model, tokenizer = init_model(args, args.from_weight, args.save_dir, args.device)
     train_set = SFTDataset(args.data_path, tokenizer, args.max_seq_len, args.skip_bad_lines)
     val_set = SFTDataset(args.val_path, tokenizer, args.max_seq_len, args.skip_bad_lines)
+    if args.mix_path:
+        replay = SFTDataset(args.mix_path, tokenizer, args.max_seq_len, args.skip_bad_lines)
+        mix = mix_in(train_set, replay, args.mix_ratio, args.seed)
+        print(f"mix: {mix['new']} new + {mix['replay']} rehearsed from {args.mix_path} "
+              f"({mix['replay_share']:.1%} rehearsed)")
     sampler = LengthGroupedSampler(train_set.lengths(), args.batch_size, seed=args.seed)
     steps_per_epoch = len(sampler) // args.accumulation_steps
     total_steps = steps_per_epoch * args.epochs

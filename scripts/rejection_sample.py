@@ -1,0 +1,293 @@
+"""
+Rejection sampling: turn a checkpoint's own correct trajectories into SFT conversations (the data flywheel).
+
+For every prompt, sample k trajectories with the training rollout (trainer/train_agent.py: same tool world,
+parser and chat template), keep only those that are right in every way the reward and the evaluation check:
+
+    finished; every GT value in the final answer; the tool calls are exactly the expected number, all valid
+    and none repeated (a no-tool question: no call at all); balanced <tool_call> tags, nothing unparsable;
+    no looping answer (3-gram repetition under 30%); and the conversation re-renders through the chat template to exactly the ids
+    that were sampled (so SFT teaches precisely what the model wrote, token for token).
+
+Accepted trajectories are deduplicated and written in the SFT format of dataset/sft_agent.jsonl (assistant
+`tool_calls`, `tool` messages, the final answer), with a per-category summary of acceptance.
+
+Prompts: the RL pool by default; --categories picks categories by name, --profile picks the --weakest
+categories of a behaviour profile (the *_profile.json the periodic evaluation of train_agent.py writes).
+
+Run:
+    python scripts/rejection_sample.py --weight agent_best --k 8 --out dataset/rs_agent.jsonl
+    python scripts/rejection_sample.py --weight agent_best --profile out/agent_best_256_profile.json --weakest 2
+"""
+import argparse
+import json
+import os
+import random
+import re
+import sys
+import time
+from collections import Counter, defaultdict
+from dataclasses import asdict, dataclass
+
+if __package__ in (None, ""):
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import torch
+from tqdm import tqdm
+
+from dataset.lm_dataset import AgentRLDataset, encode_sft_conversation
+from trainer.rollout_engine import create_rollout_engine
+from trainer.train_agent import (
+    CHECK_ARGS, GT_WEIGHT, MOCK_RESULTS, count_repeated_calls, final_answer, generation_prefill,
+    gt_match_score, parse_tool_calls, repetition_penalty, rollout_batch, tag_format_score,
+)
+from trainer.trainer_utils import add_model_args, default_dtype, init_model, resolve_device, set_seed
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description="Rejection-sample correct trajectories into SFT data")
+    parser.add_argument("--weight", default="agent_best", help="a name in save_dir, a .pth path or an HF dir")
+    parser.add_argument("--save_dir", default="out")
+    add_model_args(parser)
+    parser.add_argument("--data_path", default="dataset/agent_rl.jsonl", help="prompts (the RL pool format)")
+    parser.add_argument("--categories", default="", help="only these categories, comma-separated")
+    parser.add_argument("--profile", default=None, help="a behaviour profile JSON: sample its weakest categories")
+    parser.add_argument("--weakest", type=int, default=2, help="with --profile: how many categories")
+    parser.add_argument("--max_prompts", type=int, default=0, help="at most this many prompts (0 = all)")
+    parser.add_argument("--k", type=int, default=8, help="trajectories sampled per prompt")
+    parser.add_argument("--max_per_prompt", type=int, default=2, help="distinct accepted trajectories kept")
+    parser.add_argument("--batch_prompts", type=int, default=4, help="prompts rolled out together")
+    parser.add_argument("--temperature", type=float, default=0.8)
+    parser.add_argument("--top_p", type=float, default=1.0)
+    parser.add_argument("--max_turns", type=int, default=3)
+    parser.add_argument("--max_gen_len", type=int, default=256)
+    parser.add_argument("--max_total_len", type=int, default=2500)
+    parser.add_argument("--max_tool_tokens", type=int, default=256)
+    parser.add_argument("--tool_timeout", type=float, default=1.0)
+    parser.add_argument("--device", default="auto")
+    parser.add_argument("--dtype", default=None, choices=["float32", "bfloat16", "float16"])
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", default="dataset/rs_agent.jsonl", help="accepted conversations (JSONL)")
+    args = parser.parse_args(argv)
+    if args.k < 1 or args.max_per_prompt < 1:
+        parser.error("--k and --max_per_prompt must be at least 1")
+    args.device = resolve_device(args.device)
+    args.dtype = args.dtype or default_dtype(args.device)
+    return args
+
+
+# ----------------------------------------------------------------------------------------------------------
+# the acceptance check
+
+MAX_ANSWER_REPETITION = 0.3  # share of repeated 3-grams in the final answer that marks it as a loop
+
+
+@dataclass
+class Verdict:
+    accepted: bool
+    reason: str  # "ok", or the first check that failed
+
+
+def judge(traj, item) -> Verdict:
+    """Is this trajectory a correct, clean solution of the prompt? (The checks of the module docstring, except
+    the re-render check, which needs the tokenizer: see to_sft_conversation.)"""
+    expect = item["expect_tools"]
+    expected_calls = len(expect) if expect is not None else len(item["gt"])
+    calls = [c for turn in traj.turns for c in parse_tool_calls(turn)]
+    if traj.unfinished:
+        return Verdict(False, "unfinished")
+    if traj.parse_errors or tag_format_score(traj.turns) < 0:
+        return Verdict(False, "malformed_call")
+    if expected_calls == 0:
+        if calls:
+            return Verdict(False, "needless_call")
+    elif len(calls) != expected_calls:
+        return Verdict(False, "wrong_call_count")
+    offered = {t["function"]["name"] for t in item["tools"]}
+    if any(c["name"] not in offered or not CHECK_ARGS[c["name"]](c["arguments"]) for c in calls):
+        return Verdict(False, "invalid_call")
+    if count_repeated_calls(calls):
+        return Verdict(False, "repeated_call")
+    answer = final_answer(traj.turns)
+    if item["gt"] and gt_match_score(answer, item["gt"]) < GT_WEIGHT:
+        return Verdict(False, "gt_missing")
+    # two results in one answer repeat some 3-grams by nature ("1 USD = ...; 1 EUR = ..."): reject loops only
+    if not answer or repetition_penalty(answer) <= -MAX_ANSWER_REPETITION:
+        return Verdict(False, "bad_answer")
+    return Verdict(True, "ok")
+
+
+# ----------------------------------------------------------------------------------------------------------
+# trajectory -> SFT conversation
+
+
+CALL_BLOCK = re.compile(r'<tool_call>\n\{"name": ("(?:[^"\\]|\\.)*"), "arguments": (.*)\}\n</tool_call>', re.S)
+
+
+def split_turn(text: str):
+    """A sampled model turn -> (content, tool_calls) in the chat template's form: text before the calls, then
+    the <tool_call> blocks one per line. None when the turn is not in that form (it cannot be written as
+    tool_calls); whether it renders back exactly is checked on the ids (to_sft_conversation)."""
+    start = text.find("<tool_call>")
+    if start < 0:
+        return text, None
+    content = text[:start]
+    if content:
+        if not content.endswith("\n"):
+            return None
+        content = content[:-1]
+    calls = []
+    for j, block in enumerate(text[start:].split("\n<tool_call>")):
+        match = CALL_BLOCK.fullmatch(block if j == 0 else "<tool_call>" + block)
+        if match is None:
+            return None
+        calls.append({"type": "function", "function": {"name": json.loads(match[1]), "arguments": match[2]}})
+    return content, calls
+
+
+def to_sft_conversation(traj, item, tokenizer):
+    """The accepted trajectory as an SFT record, or None when it does not re-render to the sampled ids."""
+    if traj.open_thinking:
+        return None  # sampled without a think block only; see rejection_sample()
+    messages = [dict(m) for m in item["messages"]]
+    prefill = generation_prefill(False)
+    for m in traj.messages[len(item["messages"]):] + [{"role": "assistant", "content": prefill + traj.turns[-1]}]:
+        if m["role"] == "tool":
+            messages.append({"role": "tool", "content": m["content"]})
+            continue
+        split = split_turn(m["content"][len(prefill):])
+        if split is None:
+            return None
+        content, tool_calls = split
+        messages.append({"role": "assistant", "content": content, **({"tool_calls": tool_calls} if tool_calls
+                                                                    else {})})
+    ids, labels = encode_sft_conversation(tokenizer, messages, item["tools"])
+    sampled = traj.prompt_ids + traj.ids
+    learned = [t for t, m in zip(traj.ids, traj.response_mask) if m]
+    # the template closes the last turn with "\n" after <|im_end|>: not sampled, and not learned
+    if ids[:len(sampled)] != sampled or [t for t in labels if t != -100] != learned:
+        return None
+    system = next((m for m in messages if m["role"] == "system"), None)
+    if system is not None:
+        system["tools"] = json.dumps(item["tools"], ensure_ascii=False)
+    else:
+        messages.insert(0, {"role": "system", "content": "", "tools": json.dumps(item["tools"],
+                                                                                ensure_ascii=False)})
+    return {"conversations": messages, "gt": item["gt"], "category": item["category"],
+            "expect_tools": item["expect_tools"]}
+
+
+# ----------------------------------------------------------------------------------------------------------
+# the sampling loop
+
+
+@dataclass
+class CategoryStats:
+    prompts: int = 0
+    samples: int = 0
+    accepted: int = 0  # passed every check
+    written: int = 0  # distinct, within --max_per_prompt
+    prompts_solved: int = 0  # prompts with at least one accepted trajectory
+    rejected: Counter = None
+
+    def __post_init__(self):
+        self.rejected = Counter() if self.rejected is None else self.rejected
+
+
+def select_items(dataset, args) -> list:
+    categories = [c for c in args.categories.split(",") if c]
+    if args.profile:
+        with open(args.profile, encoding="utf-8") as f:
+            by_category = json.load(f)["by_category"]
+        categories = sorted(by_category, key=by_category.get)[:args.weakest]
+        print(f"weakest categories in {args.profile}: "
+              + ", ".join(f"{c} {by_category[c]:.3f}" for c in categories))
+    items = [it for it in dataset.items if not categories or it["category"] in categories]
+    if categories and not items:
+        raise ValueError(f"no prompts of categories {categories} in {args.data_path}")
+    if args.max_prompts > 0:
+        items = random.Random(args.seed).sample(items, min(args.max_prompts, len(items)))
+    return items
+
+
+@dataclass
+class SampleResult:
+    records: list  # SFT records to write
+    trajectories: list  # the sampled trajectory behind each record
+    stats: dict  # category -> CategoryStats
+
+
+def rejection_sample(engine, tokenizer, items, args) -> SampleResult:
+    stats = defaultdict(CategoryStats)
+    records, sources = [], []
+    for start in tqdm(range(0, len(items), args.batch_prompts), desc="rejection sampling", dynamic_ncols=True):
+        chunk = items[start:start + args.batch_prompts]
+        with torch.no_grad():
+            trajs = rollout_batch(engine, tokenizer, [it["messages"] for it in chunk],
+                                  [it["tools"] for it in chunk], args.k, args)  # no think blocks
+        for i, item in enumerate(chunk):
+            st = stats[item["category"]]
+            st.prompts += 1
+            kept, seen = 0, set()
+            for traj in trajs[i * args.k:(i + 1) * args.k]:
+                st.samples += 1
+                verdict = judge(traj, item)
+                record = to_sft_conversation(traj, item, tokenizer) if verdict.accepted else None
+                if verdict.accepted and record is None:
+                    verdict = Verdict(False, "not_rerenderable")
+                if not verdict.accepted:
+                    st.rejected[verdict.reason] += 1
+                    continue
+                st.accepted += 1
+                key = tuple(traj.ids)
+                if key in seen or kept >= args.max_per_prompt:
+                    continue
+                seen.add(key)
+                kept += 1
+                records.append(record)
+                sources.append(traj)
+            st.written += kept
+            st.prompts_solved += kept > 0
+    return SampleResult(records, sources, dict(stats))
+
+
+def print_summary(stats):
+    print(f"{'category':<12}{'prompts':>8}{'samples':>8}{'accepted':>9}{'rate':>7}{'solved':>8}{'written':>8}"
+          "  top rejections")
+    for cat, st in sorted(stats.items()):
+        rate = st.accepted / max(1, st.samples)
+        top = ", ".join(f"{r} {n}" for r, n in st.rejected.most_common(3))
+        print(f"{cat:<12}{st.prompts:>8}{st.samples:>8}{st.accepted:>9}{rate:>7.3f}{st.prompts_solved:>8}"
+              f"{st.written:>8}  {top}")
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    set_seed(args.seed)
+    dataset = AgentRLDataset(args.data_path, known_tools=set(MOCK_RESULTS))
+    items = select_items(dataset, args)
+    model, tokenizer = init_model(args, args.weight, args.save_dir, args.device)
+    model.eval()
+    engine = create_rollout_engine("torch", model, tokenizer.eos_token_id, tokenizer.pad_token_id,
+                                   args.device, args.dtype)
+    t0 = time.time()
+    result = rejection_sample(engine, tokenizer, items, args)
+    records, stats = result.records, result.stats
+    os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
+    tmp = args.out + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        for record in records:
+            f.write(json.dumps(record, ensure_ascii=False) + "\n")
+    os.replace(tmp, args.out)
+    summary = {"weight": args.weight, "k": args.k, "temperature": args.temperature, "prompts": len(items),
+               "written": len(records), "seconds": round(time.time() - t0, 1),
+               "by_category": {c: {**asdict(s), "rejected": dict(s.rejected)} for c, s in stats.items()}}
+    with open(args.out.replace(".jsonl", "") + "_summary.json", "w", encoding="utf-8") as f:
+        json.dump(summary, f, ensure_ascii=False, indent=2)
+    print_summary(stats)
+    print(f"wrote {len(records)} conversations to {args.out} in {summary['seconds']}s")
+    return summary
+
+
+if __name__ == "__main__":
+    main()
