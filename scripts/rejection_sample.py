@@ -13,7 +13,8 @@ Accepted trajectories are deduplicated and written in the SFT format of dataset/
 `tool_calls`, `tool` messages, the final answer), with a per-category summary of acceptance.
 
 Prompts: the RL pool by default; --categories picks categories by name, --profile picks the --weakest
-categories of a behaviour profile (the *_profile.json the periodic evaluation of train_agent.py writes).
+categories of a behaviour profile (the *_profile.json the periodic evaluation of train_agent.py writes, or the
+--out report of scripts/eval_toolcall.py).
 
 Run:
     python scripts/rejection_sample.py --weight agent_best --k 8 --out dataset/rs_agent.jsonl
@@ -199,6 +200,8 @@ def select_items(dataset, args) -> list:
     if args.profile:
         with open(args.profile, encoding="utf-8") as f:
             by_category = json.load(f)["by_category"]
+        # a behaviour profile maps category -> completion; an eval_toolcall --out report, category -> metrics
+        by_category = {c: v["task_completion"] if isinstance(v, dict) else v for c, v in by_category.items()}
         categories = sorted(by_category, key=by_category.get)[:args.weakest]
         print(f"weakest categories in {args.profile}: "
               + ", ".join(f"{c} {by_category[c]:.3f}" for c in categories))

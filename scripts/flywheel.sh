@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# One turn of the data flywheel, end to end on a CPU:
+#   evaluate the agent -> rejection-sample its weakest categories -> incremental SFT (new + rehearsed data)
+#   -> a short agent-RL run -> evaluate again.
+#
+# Run (from the repository root, after an agent RL run has written out/agent_best_256.pth):
+#   bash scripts/flywheel.sh                    # START=agent_best, outputs named flywheel*
+#   START=agent_best TAG=fw2 RL_STEPS=200 bash scripts/flywheel.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+START=${START:-agent_best}        # the checkpoint to improve (a name in out/)
+TAG=${TAG:-flywheel}              # prefix of everything this turn writes
+WEAKEST=${WEAKEST:-2}             # categories to rejection-sample, the weakest first
+K=${K:-8}                         # trajectories sampled per prompt
+MIX_RATIO=${MIX_RATIO:-0.5}       # share of rehearsed original SFT conversations
+SFT_EPOCHS=${SFT_EPOCHS:-2}
+SFT_LR=${SFT_LR:-2e-4}
+RL_STEPS=${RL_STEPS:-200}
+SEED=${SEED:-42}
+CASES=dataset/eval_toolcall.jsonl
+
+echo "== 1. evaluate $START"
+python scripts/eval_toolcall.py --weight "$START" --cases "$CASES" --out "out/${TAG}_start_eval.json"
+
+echo "== 2. rejection-sample the $WEAKEST weakest categories ($K per prompt)"
+python scripts/rejection_sample.py --weight "$START" --profile "out/${TAG}_start_eval.json" \
+    --weakest "$WEAKEST" --k "$K" --seed "$SEED" --out "dataset/${TAG}_rs.jsonl"
+
+echo "== 3. incremental SFT from $START on the accepted trajectories, rehearsing the original data"
+python trainer/train_full_sft.py --from_weight "$START" --data_path "dataset/${TAG}_rs.jsonl" \
+    --mix_path dataset/sft_agent.jsonl --mix_ratio "$MIX_RATIO" --epochs "$SFT_EPOCHS" \
+    --learning_rate "$SFT_LR" --warmup_steps 10 --eval_interval 50 --save_weight "${TAG}_sft" --seed "$SEED"
+
+echo "== 4. agent RL from the consolidated checkpoint ($RL_STEPS steps)"
+python trainer/train_agent.py --from_weight "${TAG}_sft" --save_weight "$TAG" --max_steps "$RL_STEPS" \
+    --eval_interval 50 --seed "$SEED"
+
+echo "== 5. evaluate the result"
+python scripts/eval_toolcall.py --weight "${TAG}_best" --cases "$CASES" --out "out/${TAG}_eval.json"
