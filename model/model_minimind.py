@@ -5,7 +5,8 @@ MiniMind: a small decoder-only causal LM in the Llama/Qwen3 family.
 
 It is a transformers `PreTrainedModel` + `GenerationMixin`, so `model.generate()` (greedy, sampling, KV cache)
 and `save_pretrained` / `AutoModelForCausalLM.from_pretrained` work, and it also loads the MiniMind-style
-`out/{weight}_{hidden_size}[_moe].pth` state dicts (see `load_minimind`).
+`out/{weight}_{hidden_size}[_moe].pth` state dicts (see `load_minimind`). A dense MiniMind is also a Qwen3 model:
+`save_qwen3_dir` writes it as a transformers directory that serving engines such as SGLang load natively.
 
 Left-padded batches are handled on the fast path: positions come from the attention mask, and
 `scaled_dot_product_attention` gets a boolean mask, so a padded row gives the same logits as the row alone.
@@ -13,6 +14,8 @@ Left-padded batches are handled on the fast path: positions come from the attent
 Quick check:
     python -c "from model.model_minimind import *; m = MiniMindForCausalLM(MiniMindConfig()); print(m)"
 """
+import glob
+import json
 import math
 import os
 from dataclasses import dataclass
@@ -432,6 +435,128 @@ def load_minimind(path: str, config: MiniMindConfig) -> MiniMindForCausalLM:
         )
     model.tie_weights()
     return model
+
+
+# ----------------------------------------------------------------------------------------------------------
+# transformers directories in the Qwen3 layout, for serving engines that know Qwen3 natively (SGLang, vLLM)
+#
+# A dense MiniMind is a Qwen3 model: the same modules under the same names (q_norm/k_norm on each head before
+# RoPE, rotate-half RoPE, SwiGLU, tied embeddings). So the state dict is written unchanged and config.json
+# names Qwen3ForCausalLM; transformers' Qwen3 gives the same logits (tests/test_sglang_engine.py checks it).
+
+QWEN3_WEIGHTS = "model.safetensors"
+
+
+def qwen3_config(config: MiniMindConfig, dtype: str = "bfloat16") -> dict:
+    """config.json of the Qwen3 model equal to `config`. `dtype` is the precision a server should run in
+    (SGLang's --dtype auto reads it); the weights themselves are written in fp32."""
+    if config.use_moe:
+        raise ValueError("a MoE MiniMind has no Qwen3 equivalent; only dense models can be exported")
+    return {
+        "architectures": ["Qwen3ForCausalLM"],
+        "model_type": "qwen3",
+        "vocab_size": config.vocab_size,
+        "hidden_size": config.hidden_size,
+        "intermediate_size": config.intermediate_size,
+        "num_hidden_layers": config.num_hidden_layers,
+        "num_attention_heads": config.num_attention_heads,
+        "num_key_value_heads": config.num_key_value_heads,
+        "head_dim": config.head_dim,
+        "hidden_act": config.hidden_act,
+        "max_position_embeddings": config.max_position_embeddings,
+        "rms_norm_eps": config.rms_norm_eps,
+        # both spellings: transformers 4 reads rope_theta, transformers 5 rope_parameters
+        "rope_theta": config.rope_theta,
+        "rope_parameters": {"rope_type": "default", "rope_theta": config.rope_theta},
+        "attention_bias": False,
+        "attention_dropout": 0.0,
+        "use_sliding_window": False,
+        "sliding_window": None,
+        "max_window_layers": config.num_hidden_layers,
+        "tie_word_embeddings": config.tie_word_embeddings,
+        "initializer_range": config.initializer_range,
+        "bos_token_id": config.bos_token_id,
+        "eos_token_id": config.eos_token_id,
+        "pad_token_id": config.pad_token_id,
+        "use_cache": True,
+        "torch_dtype": dtype,
+        "dtype": dtype,
+    }
+
+
+def _replace_file(path: str, write):
+    """write(tmp_path), then rename over `path`: a reader sees the old file or the new one, never a part."""
+    tmp = f"{path}.tmp.{os.getpid()}"
+    write(tmp)
+    os.chmod(tmp, 0o644)  # safetensors creates files 0600; a server running as another user must read them
+    os.replace(tmp, path)
+
+
+def save_qwen3_dir(model: MiniMindForCausalLM, path: str, dtype: str = "bfloat16"):
+    """Write config.json and model.safetensors (fp32, tied lm_head left out) into `path`, each file atomically,
+    so a server may load the directory while it is being rewritten for the next step."""
+    from safetensors.torch import save_file
+
+    config = qwen3_config(model.config, dtype)
+    tied = model.config.tie_word_embeddings
+    state = {k: v.detach().to("cpu", torch.float32).contiguous() for k, v in model.state_dict().items()
+             if not (tied and k == "lm_head.weight")}
+    os.makedirs(path, exist_ok=True)
+    _replace_file(os.path.join(path, QWEN3_WEIGHTS), lambda tmp: save_file(state, tmp, metadata={"format": "pt"}))
+
+    def write_config(tmp):
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(config, f, indent=2)
+
+    _replace_file(os.path.join(path, "config.json"), write_config)
+
+
+def load_qwen3_dir(path: str) -> MiniMindForCausalLM:
+    """A MiniMind (fp32) from a Qwen3-layout directory written by save_qwen3_dir (or any dense Qwen3 of the same
+    shape family with tied embeddings)."""
+    from safetensors.torch import load_file
+
+    with open(os.path.join(path, "config.json"), encoding="utf-8") as f:
+        cfg = json.load(f)
+    if cfg.get("model_type") != "qwen3":
+        raise ValueError(f"{path}/config.json: model_type is {cfg.get('model_type')!r}, expected 'qwen3'")
+    if cfg.get("attention_bias") or cfg.get("use_sliding_window"):
+        raise ValueError(f"{path}/config.json: attention_bias and sliding windows are not part of MiniMind")
+    rope = cfg.get("rope_parameters") or {}
+    config = MiniMindConfig(
+        vocab_size=cfg["vocab_size"], hidden_size=cfg["hidden_size"], intermediate_size=cfg["intermediate_size"],
+        num_hidden_layers=cfg["num_hidden_layers"], num_attention_heads=cfg["num_attention_heads"],
+        num_key_value_heads=cfg["num_key_value_heads"], head_dim=cfg.get("head_dim"),
+        max_position_embeddings=cfg.get("max_position_embeddings", 4096),
+        rope_theta=cfg.get("rope_theta", rope.get("rope_theta", 1e6)), rms_norm_eps=cfg.get("rms_norm_eps", 1e-6),
+        tie_word_embeddings=cfg.get("tie_word_embeddings", True),
+    )
+    files = sorted(glob.glob(os.path.join(path, "*.safetensors")))
+    if not files:
+        raise FileNotFoundError(f"{path}: no *.safetensors weights")
+    state = {}
+    for file in files:
+        state.update({k: v.float() for k, v in load_file(file).items()})
+    if config.tie_word_embeddings:
+        state.setdefault("lm_head.weight", state.get("model.embed_tokens.weight"))
+    model = MiniMindForCausalLM(config)
+    missing, unexpected = model.load_state_dict(state, strict=False)
+    if missing or unexpected:
+        raise ValueError(f"{path}: weights do not match config.json: missing {missing[:5]}, "
+                         f"unexpected {unexpected[:5]}")
+    model.tie_weights()
+    return model
+
+
+def load_model_dir(path: str) -> MiniMindForCausalLM:
+    """A transformers directory: the Qwen3 layout (save_qwen3_dir) or MiniMind's own (save_pretrained)."""
+    with open(os.path.join(path, "config.json"), encoding="utf-8") as f:
+        model_type = json.load(f).get("model_type")
+    if model_type == "qwen3":
+        return load_qwen3_dir(path)
+    if model_type != "minimind":
+        raise ValueError(f"{path}/config.json: model_type {model_type!r} is neither 'minimind' nor 'qwen3'")
+    return AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32)
 
 
 def count_parameters(model: nn.Module) -> int:

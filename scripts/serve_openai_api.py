@@ -1,20 +1,32 @@
 """
-An OpenAI-compatible HTTP server for a MiniMind checkpoint, with tool calls.
+An OpenAI-compatible HTTP server for a MiniMind checkpoint, with tool calls; it also speaks the part of SGLang's
+native API that RL rollouts use, so `train_agent.py --rollout_engine sglang` can run against it.
 
     POST /v1/chat/completions   messages (incl. assistant tool_calls and tool messages), tools, temperature, top_p,
                                 max_tokens, stream, open_thinking / chat_template_kwargs
     GET  /v1/models
+    POST /generate              SGLang's: input_ids (one list or a batch) or text, sampling_params (one dict or one
+                                per prompt), return_logprob -> output_ids, text, meta_info (finish_reason,
+                                prompt_tokens, completion_tokens, output_token_logprobs)
+    POST /update_weights_from_disk   {"model_path": dir} -> {"success", "message"}: new weights, between requests
+    GET  /get_model_info
 
 The model writes <tool_call> blocks; the server returns them as OpenAI `tool_calls` (finish_reason "tool_calls"),
 thinking as `reasoning_content`, and `usage`. Streaming is SSE: chat.completion.chunk objects, tool calls as
 delta.tool_calls entries with an index, then `data: [DONE]`. Bad requests get a 400 with an OpenAI-style error.
+/generate samples with the trainer's own code (TorchRolloutEngine.sample, sample_next), so its log-probs are
+under softmax(logits / T), as SGLang's are.
 
 Run:
     python scripts/serve_openai_api.py --weight agent            # http://127.0.0.1:8998/v1
 Then any OpenAI client works, e.g.:
     python scripts/eval_toolcall.py --backend api --api_base_url http://127.0.0.1:8998/v1
+Or, standing in for an SGLang server, RL rollouts:
+    python scripts/serve_openai_api.py --weight full_sft --port 30000
+    python trainer/train_agent.py --rollout_engine sglang --sglang_base_url http://127.0.0.1:30000
 """
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -30,15 +42,19 @@ import torch
 from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, StreamingResponse
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from safetensors import SafetensorError
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from transformers.cache_utils import DynamicCache
 
 from dataset.lm_dataset import encode, render
-from trainer.rollout_engine import sample_next
+from model.model_minimind import load_model_dir, weight_path
+from trainer.rollout_engine import TorchRolloutEngine, sample_next
 from trainer.train_agent import parse_tool_call_body
-from trainer.trainer_utils import add_model_args, autocast, default_dtype, init_model, resolve_device
+from trainer.trainer_utils import (
+    TOKENIZER_DIR, add_model_args, autocast, default_dtype, init_model, resolve_device,
+)
 
 MAX_BODY_BYTES = 1 << 20  # 1 MiB of JSON is far more than any sane chat request
 
@@ -86,6 +102,35 @@ class BadRequest(ValueError):
     pass
 
 
+class GenerateRequest(BaseModel):
+    """SGLang's /generate, the fields this server uses (others are ignored)."""
+    model_config = ConfigDict(extra="ignore")
+    text: str | list[str] | None = None
+    input_ids: Any = None  # list[int] or list[list[int]], checked by hand for a precise message
+    sampling_params: Any = None  # one dict for every prompt, or one per prompt
+    return_logprob: bool | list[bool] = False
+    stream: bool = False
+
+
+class SamplingParams(BaseModel):
+    """SGLang's sampling parameters, the ones this server implements (others are ignored)."""
+    model_config = ConfigDict(extra="ignore")
+    max_new_tokens: int = Field(default=128, ge=0)
+    temperature: float = Field(default=1.0, ge=0.0)  # 0 = greedy
+    top_p: float = Field(default=1.0, gt=0.0, le=1.0)
+    top_k: int = -1
+    stop: str | list[str] | None = None
+    stop_token_ids: list[int] | None = None
+    ignore_eos: bool = False
+    skip_special_tokens: bool = True
+    no_stop_trim: bool = False
+
+
+class UpdateWeightsRequest(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    model_path: str = Field(min_length=1)
+
+
 def to_template_messages(req: ChatRequest):
     """OpenAI messages -> the chat template's messages; checks what the schema cannot."""
     messages, open_calls = [], set()
@@ -130,20 +175,62 @@ def to_template_messages(req: ChatRequest):
 # generation: token by token, with the tool-call/thinking structure parsed as it streams
 
 
-class Generator:
-    """Owns the model; each request gets its own KV cache, so concurrent requests never share state."""
+class WeightsLock:
+    """Any number of generations at once (readers), or one weight update (the writer) once they have all
+    finished. An update that is waiting goes before new generations, so a steady stream cannot starve it."""
 
-    def __init__(self, model, tokenizer, device, dtype, max_concurrent=2):
+    def __init__(self):
+        self.cond = threading.Condition()
+        self.readers = 0
+        self.writing = False
+        self.writers_waiting = 0
+
+    @contextlib.contextmanager
+    def read(self):
+        with self.cond:
+            self.cond.wait_for(lambda: not self.writing and self.writers_waiting == 0)
+            self.readers += 1
+        try:
+            yield
+        finally:
+            with self.cond:
+                self.readers -= 1
+                self.cond.notify_all()
+
+    @contextlib.contextmanager
+    def write(self):
+        with self.cond:
+            self.writers_waiting += 1
+            self.cond.wait_for(lambda: not self.writing and self.readers == 0)
+            self.writers_waiting -= 1
+            self.writing = True
+        try:
+            yield
+        finally:
+            with self.cond:
+                self.writing = False
+                self.cond.notify_all()
+
+
+class Generator:
+    """Owns the model; each request gets its own KV cache, so concurrent requests never share state. Weight
+    updates wait for the generations in flight and hold new ones back (WeightsLock)."""
+
+    def __init__(self, model, tokenizer, device, dtype, max_concurrent=2, model_path=""):
         self.model, self.tokenizer, self.device, self.dtype = model.eval(), tokenizer, device, dtype
         self.context_len = model.config.max_position_embeddings
         self.slots = threading.Semaphore(max_concurrent)
+        self.weights = WeightsLock()
+        self.model_path = model_path  # what /get_model_info reports; the last directory loaded
+        self.weight_version = 0  # weight updates so far
+        self.engine = TorchRolloutEngine(self.model, tokenizer.eos_token_id, tokenizer.pad_token_id, device, dtype)
 
     @torch.no_grad()
     def tokens(self, prompt_ids, max_new_tokens, temperature, top_p, seed=None):
         """Yield sampled token ids until EOS (not yielded) or the budget; holds a concurrency slot meanwhile."""
         eos = self.tokenizer.eos_token_id
         gen = torch.Generator().manual_seed(seed) if seed is not None else None
-        with self.slots:
+        with self.slots, self.weights.read():
             cache = DynamicCache()
             ids = torch.tensor([prompt_ids], device=self.device)
             for _ in range(max_new_tokens):
@@ -155,6 +242,29 @@ class Generator:
                     return
                 yield t
                 ids = token[:, None]
+
+    def sample(self, prompt_ids, budgets, temperature, top_p, stop_ids):
+        """One batched sampling call of the trainer's engine (RolloutResult), holding a slot and the weights."""
+        with self.slots, self.weights.read():
+            return self.engine.sample(prompt_ids, budgets, temperature, top_p, stop_ids)
+
+    def load_weights(self, path: str):
+        """Load a transformers directory (Qwen3 or MiniMind layout) of the same shape into the served model.
+        Everything is read and checked first, so a bad directory leaves the model as it was (ValueError)."""
+        new_state = load_model_dir(path).state_dict()
+        state = self.model.state_dict()
+        if set(new_state) != set(state):
+            missing, extra = sorted(set(state) - set(new_state)), sorted(set(new_state) - set(state))
+            raise ValueError(f"{path}: the weights do not fit the served model: missing {missing[:5]}, "
+                             f"unexpected {extra[:5]}")
+        for name, value in new_state.items():
+            if value.shape != state[name].shape:
+                raise ValueError(f"{path}: {name} has shape {tuple(value.shape)}, the served model "
+                                 f"{tuple(state[name].shape)}")
+        with self.weights.write():
+            self.model.load_state_dict(new_state)
+            self.model_path = path
+            self.weight_version += 1
 
 
 class StreamParser:
@@ -227,6 +337,106 @@ def tool_call_json(call, index):
 
 
 # ----------------------------------------------------------------------------------------------------------
+# SGLang's native /generate: token ids in, token ids and log-probs out
+
+
+def generation_prompts(req: GenerateRequest, tokenizer, vocab_size: int):
+    """(prompts as lists of ids, whether the request was a single prompt), with each id checked."""
+    if (req.input_ids is None) == (req.text is None):
+        raise BadRequest("input_ids or text: give exactly one of them")
+    if req.stream:
+        raise BadRequest("stream: this server's /generate does not stream")
+    if req.text is not None:
+        single = isinstance(req.text, str)
+        prompts = [encode(tokenizer, t) for t in ([req.text] if single else req.text)]
+        for i, prompt in enumerate(prompts):
+            if not prompt:
+                raise BadRequest("text: empty" if single else f"text[{i}]: empty")
+        return prompts, single
+    ids = req.input_ids
+    single = isinstance(ids, list) and not any(isinstance(t, list) for t in ids)
+    batch = [ids] if single else ids
+    if not isinstance(batch, list) or not batch:
+        raise BadRequest("input_ids: expected a list of token ids or a non-empty list of such lists")
+    for i, prompt in enumerate(batch):
+        where = "input_ids" if single else f"input_ids[{i}]"
+        if not isinstance(prompt, list) or not prompt:
+            raise BadRequest(f"{where}: expected a non-empty list of token ids")
+        for j, t in enumerate(prompt):
+            if not isinstance(t, int) or isinstance(t, bool) or not 0 <= t < vocab_size:
+                raise BadRequest(f"{where}[{j}]: {t!r} is not a token id in 0..{vocab_size - 1}")
+    return batch, single
+
+
+def per_prompt(value, n: int, field: str, kind=dict) -> list:
+    """One value for every prompt, or a list of exactly n values."""
+    if isinstance(value, list):
+        if len(value) != n:
+            raise BadRequest(f"{field}: {len(value)} entries for {n} prompts")
+        return value
+    return [kind() if value is None else value for _ in range(n)]
+
+
+def sampling_params_of(raw, i: int) -> SamplingParams:
+    where = f"sampling_params[{i}]" if i >= 0 else "sampling_params"
+    if not isinstance(raw, dict):
+        raise BadRequest(f"{where}: expected an object")
+    try:
+        params = SamplingParams.model_validate(raw)
+    except ValidationError as e:
+        first = e.errors()[0]
+        field = ".".join(str(p) for p in first.get("loc", []))
+        raise BadRequest(f"{where}.{field}: {first.get('msg', 'invalid value')}") from None
+    if params.top_k != -1:
+        raise BadRequest(f"{where}.top_k: only -1 (off) is supported, got {params.top_k}")
+    if params.stop:
+        raise BadRequest(f"{where}.stop: stop strings are not supported; use stop_token_ids")
+    return params
+
+
+def generate_outputs(gen: Generator, req: GenerateRequest) -> dict | list:
+    """Sample every prompt of a /generate request; returns SGLang-shaped outputs in prompt order. Prompts with
+    the same temperature, top_p and stop ids are sampled in one batch."""
+    tokenizer = gen.tokenizer
+    prompts, single = generation_prompts(req, tokenizer, gen.model.config.vocab_size)
+    n = len(prompts)
+    raw_params = per_prompt(req.sampling_params, n, "sampling_params")
+    params = [sampling_params_of(p, -1 if not isinstance(req.sampling_params, list) else i)
+              for i, p in enumerate(raw_params)]
+    want_logprobs = per_prompt(req.return_logprob, n, "return_logprob", kind=bool)
+    budgets = []
+    for i, (prompt, p) in enumerate(zip(prompts, params)):
+        room = gen.context_len - len(prompt)
+        if room <= 0:
+            raise BadRequest(f"input_ids[{i}]: {len(prompt)} tokens; the model's context is {gen.context_len}")
+        budgets.append(min(p.max_new_tokens, room))
+    groups = {}
+    for i, p in enumerate(params):
+        stop_ids = set(p.stop_token_ids or []) | (set() if p.ignore_eos else {tokenizer.eos_token_id})
+        groups.setdefault((p.temperature, p.top_p, frozenset(stop_ids)), []).append(i)
+    results = [None] * n
+    for (temperature, top_p, stop_ids), rows in groups.items():
+        out = gen.sample([prompts[i] for i in rows], [budgets[i] for i in rows], temperature, top_p, stop_ids)
+        for j, i in enumerate(rows):
+            results[i] = (out.completion_ids[j], out.logps[j], out.finished[j])
+    outputs = []
+    for i, (ids, logps, finished) in enumerate(results):
+        p = params[i]
+        if finished:
+            reason = {"type": "stop", "matched": ids[-1]}
+        else:
+            reason = {"type": "length", "length": len(ids)}
+        text_ids = ids[:-1] if finished and not p.no_stop_trim else ids  # SGLang trims the matched stop token
+        meta = {"id": uuid.uuid4().hex, "finish_reason": reason, "prompt_tokens": len(prompts[i]),
+                "completion_tokens": len(ids), "cached_tokens": 0}
+        if want_logprobs[i]:
+            meta["output_token_logprobs"] = [[lp, t, None] for lp, t in zip(logps, ids)]
+        outputs.append({"text": tokenizer.decode(text_ids, skip_special_tokens=p.skip_special_tokens),
+                        "output_ids": ids, "meta_info": meta})
+    return outputs[0] if single else outputs
+
+
+# ----------------------------------------------------------------------------------------------------------
 # the app
 
 
@@ -274,8 +484,9 @@ class BodyLimit:
         await self.app(scope, replay, send)
 
 
-def create_app(model, tokenizer, model_name="minimind", device="cpu", dtype="float32", max_concurrent=2):
-    gen = Generator(model, tokenizer, device, dtype, max_concurrent)
+def create_app(model, tokenizer, model_name="minimind", device="cpu", dtype="float32", max_concurrent=2,
+               model_path=""):
+    gen = Generator(model, tokenizer, device, dtype, max_concurrent, model_path)
     app = FastAPI(title="MiniMind OpenAI-compatible API")
 
     app.add_middleware(BodyLimit, max_bytes=MAX_BODY_BYTES)
@@ -302,6 +513,23 @@ def create_app(model, tokenizer, model_name="minimind", device="cpu", dtype="flo
     @app.get("/health")
     def health():
         return {"status": "ok"}
+
+    @app.post("/generate")
+    def generate(req: GenerateRequest):
+        return generate_outputs(gen, req)
+
+    @app.post("/update_weights_from_disk")
+    def update_weights_from_disk(req: UpdateWeightsRequest):
+        try:
+            gen.load_weights(req.model_path)
+        except (OSError, ValueError, KeyError, SafetensorError) as e:  # nothing was loaded
+            return JSONResponse(status_code=400, content={"success": False, "message": f"{req.model_path}: {e}"})
+        return {"success": True, "message": f"loaded {req.model_path}", "num_paused_requests": 0}
+
+    @app.get("/get_model_info")
+    def model_info():
+        return {"model_path": gen.model_path, "tokenizer_path": TOKENIZER_DIR, "is_generation": True,
+                "weight_version": str(gen.weight_version)}
 
     @app.post("/v1/chat/completions")
     def chat(req: ChatRequest):
@@ -426,7 +654,10 @@ def main(argv=None):
 
     args = parse_args(argv)
     model, tokenizer = init_model(args, args.load_from or args.weight, args.save_dir, args.device)
-    app = create_app(model, tokenizer, args.model_name, args.device, args.dtype, args.max_concurrent)
+    source = args.load_from or args.weight
+    if not args.load_from and not args.weight.endswith(".pth"):
+        source = weight_path(args.save_dir, args.weight, args.hidden_size, bool(args.use_moe))
+    app = create_app(model, tokenizer, args.model_name, args.device, args.dtype, args.max_concurrent, source)
     print(f"serving {args.load_from or args.weight} as '{args.model_name}' on http://{args.host}:{args.port}/v1")
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
 

@@ -13,11 +13,13 @@ One batch, top to bottom:
                  reference model; tool output tokens (mask 0) get no gradient.
     5. step      clip, AdamW step, cosine LR; log; save.
 
-Simplifications: mock tools with fixed data (no network), a single process, rollouts from the policy itself.
+Simplifications: mock tools with fixed data (no network), a single process, rollouts from the policy itself
+(or, with --rollout_engine sglang, from an SGLang server that gets the policy's weights after every step).
 
 Run (CPU, from the shipped cold-start checkpoint):
     python trainer/train_agent.py
     python trainer/train_agent.py --max_steps 20 --debug_mode
+    python trainer/train_agent.py --rollout_engine sglang --sglang_base_url http://127.0.0.1:30000
 """
 import argparse
 import ast
@@ -1036,7 +1038,13 @@ def parse_args(argv=None):
     parser.add_argument("--thinking_ratio", type=float, default=0.1, help="share of trajectories that think")
     parser.add_argument("--temperature", type=float, default=0.8, help="rollout sampling temperature")
     parser.add_argument("--top_p", type=float, default=1.0)
-    parser.add_argument("--rollout_engine", default="torch", choices=["torch"])
+    parser.add_argument("--rollout_engine", default="torch", choices=["torch", "sglang"],
+                        help="torch: sample in this process; sglang: an SGLang server (README)")
+    parser.add_argument("--sglang_base_url", default="http://127.0.0.1:30000", help="the SGLang server")
+    parser.add_argument("--sglang_weights_dir", default=None,
+                        help="the policy is written here for the server after every step; the server must "
+                             "read it at the same path (default: {save_dir}/sglang_policy)")
+    parser.add_argument("--sglang_timeout", type=float, default=600.0, help="seconds to wait for one answer")
     parser.add_argument("--reward_model_path", default=None, help="optional reward model (no-tool branch)")
     # --- reward-hacking guards (0 disables one; all 0 = the seed's reward) ---
     parser.add_argument("--repeat_call_penalty", type=float, default=RewardGuards.repeat_call,
@@ -1480,8 +1488,10 @@ def main(argv=None):
     model, tokenizer = init_model(args, args.from_weight, args.save_dir, args.device)
     ref_model = copy.deepcopy(model).eval().requires_grad_(False)  # frozen starting weights: the KL anchor
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.learning_rate, weight_decay=0.0)
+    weights_dir = args.sglang_weights_dir or os.path.join(args.save_dir, "sglang_policy")
     engine = create_rollout_engine(args.rollout_engine, model, tokenizer.eos_token_id, tokenizer.pad_token_id,
-                                   args.device, args.dtype)
+                                   args.device, args.dtype, base_url=args.sglang_base_url,
+                                   weights_dir=weights_dir, timeout=args.sglang_timeout)
     reward_model = RewardModel(args.reward_model_path, args.device) if args.reward_model_path else None
     n_batches = math.ceil(len(dataset) / args.batch_size)
     total_steps = args.epochs * (n_batches // args.accumulation_steps)

@@ -17,6 +17,7 @@ from model.model_minimind import (
     MiniMindConfig,
     MiniMindForCausalLM,
     load_minimind,
+    load_model_dir,
     weight_path,
 )
 
@@ -85,12 +86,11 @@ def model_config(args, **overrides) -> MiniMindConfig:
 
 def init_model(args, from_weight: str, save_dir: str, device: str = "cpu", **config_overrides):
     """Tokenizer + model: random init for from_weight 'none', else {save_dir}/{from_weight}_{hidden}[_moe].pth,
-    a .pth file when from_weight is a path ending in .pth, or a transformers directory."""
+    a .pth file when from_weight is a path ending in .pth, or a transformers directory (MiniMind's own layout or
+    the Qwen3 layout of scripts/convert_model.py)."""
     tokenizer = load_tokenizer()
     if from_weight != "none" and os.path.isdir(from_weight):
-        from transformers import AutoModelForCausalLM
-
-        model = AutoModelForCausalLM.from_pretrained(from_weight, dtype=torch.float32)
+        model = load_model_dir(from_weight)
     elif from_weight != "none":
         config = model_config(args, **config_overrides)
         path = from_weight if from_weight.endswith(".pth") else weight_path(save_dir, from_weight,
