@@ -30,6 +30,8 @@ Run (the shipped CPU model, full size; minutes):
     python scripts/bench_agent_rl.py --shapes 2x4 --max_gen_len 64      # one shape, shorter turns
 Smoke run (seconds):
     python scripts/bench_agent_rl.py --quick
+Run it on a quiet machine: with other processes busy, multi-threaded kernels wait for descheduled threads
+and every figure collapses (the load average is printed and saved; --threads 1 suffers least).
 """
 import argparse
 import copy
@@ -132,6 +134,15 @@ def trainer_args(args, batch_size: int, num_generations: int):
 def sync(device: str):
     if device.startswith("cuda"):
         torch.cuda.synchronize()
+
+
+def load_average() -> float:
+    """1-minute load average (0 where the OS does not say). Other busy processes slow every figure here, and
+    multi-threaded kernels far more than single-threaded ones: on a busy machine, try --threads 1."""
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return 0.0
 
 
 def peak_rss_mb() -> float:
@@ -469,7 +480,8 @@ def bench_sft(model, tok, args, flops: FlopModel, peak: float) -> dict:
 def print_report(res: dict):
     m = res["machine"]
     print(f"\nmodel {res['model']['params'] / 1e6:.2f}M params | {m['device']} {m['dtype']} | {m['threads']} threads"
-          f" | peak matmul {m['peak_flops_per_s'] / 1e9:.1f} GFLOP/s (n={m['peak_matmul_size']})")
+          f" | peak matmul {m['peak_flops_per_s'] / 1e9:.1f} GFLOP/s (n={m['peak_matmul_size']}) | load average "
+          f"{m['load_avg_start']:.1f} -> {m['load_avg_end']:.1f} on {m['cpu_count']} CPUs")
     print("\nrollout (model-written tokens/s, trajectories/s)")
     print(f"{'shape':>6} | {'batched tok/s':>13} | {'traj/s':>7} | {'sequential tok/s':>16} | {'traj/s':>7} | "
           f"{'speedup':>7} | {'decode pad':>10}")
@@ -498,6 +510,9 @@ def main(argv=None):
         torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     print("config: " + " ".join(f"{k}={v}" for k, v in vars(args).items()))
+    load_start = load_average()
+    if load_start > 0.5:
+        print(f"warning: load average {load_start:.1f} before the start: other processes compete for the CPU")
     shapes = [parse_shape(s) for s in args.shapes.split(",")]
     targs = trainer_args(args, *shapes[0])
     model, tok = init_model(targs, targs.from_weight, targs.save_dir, args.device)  # as train_agent.py loads it
@@ -509,7 +524,7 @@ def main(argv=None):
         "config": vars(args),
         "machine": {"device": args.device, "dtype": args.dtype, "threads": torch.get_num_threads(),
                     "torch": torch.__version__, "peak_flops_per_s": peak["flops_per_s"],
-                    "peak_matmul_size": peak["size"]},
+                    "peak_matmul_size": peak["size"], "cpu_count": os.cpu_count(), "load_avg_start": load_start},
         "model": {"params": count_parameters(model), **asdict(flops)},
         "flops_formula": "train = 3 * forward; forward = 2 * body_params * tokens + 2 * head_params * head_tokens"
                          " + 4 * layers * attn_width * seq_len * tokens (padded tokens); RL update = policy "
@@ -525,6 +540,7 @@ def main(argv=None):
     res["rl_step"] = bench_rl_step(model, tok, dataset, args, flops, peak["flops_per_s"])
     res["sft_step"] = bench_sft(model, tok, args, flops, peak["flops_per_s"])
     res["peak_rss_mb"] = peak_rss_mb()
+    res["machine"]["load_avg_end"] = load_average()
     print_report(res)
     if args.out:
         with open(args.out, "w", encoding="utf-8") as f:
