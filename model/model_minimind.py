@@ -148,6 +148,17 @@ class Attention(nn.Module):
         k = apply_rope(k, cos, sin)
         if cache is not None:
             k, v = cache.update(k, v, self.layer_idx)  # (B, Hkv, S, hd), S = past + T
+        if self.n_kv_heads != self.n_heads and T == 1:
+            # decoding one token: the query heads that share a key/value head become its "query positions"
+            # (no causal order among them), so K/V are read as they are instead of copied per query head;
+            # the same result, several times faster on CPU
+            rep = self.n_heads // self.n_kv_heads
+            y = F.scaled_dot_product_attention(
+                q.reshape(B, self.n_kv_heads, rep, hd), k, v,
+                attn_mask=attn_mask,  # (B, 1, 1, S) or None: the same for every query head
+                dropout_p=self.dropout if self.training else 0.0,
+            )  # (B, Hkv, rep, hd)
+            return self.o_proj(y.reshape(B, 1, self.n_heads * hd))
         if self.n_kv_heads != self.n_heads:
             # expanding K/V keeps SDPA on its fused CPU kernel (enable_gqa falls back to the math path)
             rep = self.n_heads // self.n_kv_heads

@@ -134,6 +134,28 @@ def test_torch_engine_logps_match_a_training_forward(tok):
         assert torch.allclose(ref, torch.tensor(lps), atol=1e-4)
 
 
+def test_identical_prompts_are_prefilled_once(tok):
+    """A prompt's G copies go through the prefill as one row; each copy then samples as if prefilled alone."""
+    model = tiny_model()
+    engine = TorchRolloutEngine(model, tok.eos_token_id, tok.pad_token_id)
+    long_prompt = encode(tok, render(tok, weather_prompt(), TOOLS, add_generation_prompt=True))
+    prompts = [long_prompt, long_prompt, [1, 50, 60, 70], long_prompt]
+    rows_per_forward = []
+
+    def record_rows(module, args):
+        rows_per_forward.append(args[0].shape[0])  # input_ids (B, T)
+
+    hook = model.register_forward_pre_hook(record_rows)
+    out = engine.rollout(prompts, max_new_tokens=6, temperature=0)  # greedy: every copy writes the same
+    hook.remove()
+    assert rows_per_forward[0] == 2 and all(rows == 4 for rows in rows_per_forward[1:])
+    alone = [engine.rollout([p], max_new_tokens=6, temperature=0) for p in (long_prompt, [1, 50, 60, 70])]
+    assert out.completion_ids == [alone[0].completion_ids[0], alone[0].completion_ids[0],
+                                  alone[1].completion_ids[0], alone[0].completion_ids[0]]
+    for a, b in zip(out.logps, [alone[0].logps[0], alone[0].logps[0], alone[1].logps[0], alone[0].logps[0]]):
+        assert torch.allclose(torch.tensor(a), torch.tensor(b), atol=1e-5)
+
+
 def test_real_rollout_layout_with_the_shipped_checkpoint(tok):
     path = os.path.join(ROOT, "out", "full_sft_256.pth")
     if not os.path.exists(path):

@@ -97,7 +97,8 @@ def row_budgets(prompt_ids, max_new_tokens: int, max_length: int | None = None) 
 
 class TorchRolloutEngine(RolloutEngine):
     """Batched sampling in this process with a KV cache: one prefill over the left-padded prompts, then one
-    token per step for every row still running."""
+    token per step for every row still running. Identical prompts (the num_generations copies of a prompt on
+    the first turn) are prefilled once and their cache rows copied."""
 
     def __init__(self, model, eos_token_id: int, pad_token_id: int = 0, device: str = "cpu",
                  dtype: str = "float32"):
@@ -109,6 +110,31 @@ class TorchRolloutEngine(RolloutEngine):
 
     def update_policy(self, model):
         self.model = model  # same process, same weights: nothing to copy
+
+    def left_pad(self, prompt_ids):
+        """(input_ids, attention_mask), both (B, T), T the longest prompt; padding on the left."""
+        T = max(len(p) for p in prompt_ids)
+        input_ids = torch.full((len(prompt_ids), T), self.pad_token_id, dtype=torch.long)
+        attention_mask = torch.zeros((len(prompt_ids), T), dtype=torch.long)
+        for i, p in enumerate(prompt_ids):
+            input_ids[i, T - len(p):] = torch.tensor(p, dtype=torch.long)
+            attention_mask[i, T - len(p):] = 1
+        return input_ids.to(self.device), attention_mask.to(self.device)
+
+    def prefill(self, prompt_ids, cache):
+        """Logits of the next token (B, V) and the attention mask (B, T); fills `cache`. Each distinct prompt
+        goes through the model once: the G copies of a prompt get the same logits and cache rows."""
+        first_row = {}
+        source = [first_row.setdefault(tuple(p), len(first_row)) for p in prompt_ids]  # row -> distinct row
+        input_ids, attention_mask = self.left_pad([list(p) for p in first_row])
+        with autocast(self.device, self.dtype):
+            logits = self.model(input_ids, attention_mask=attention_mask, cache=cache, use_cache=True,
+                                logits_to_keep=1).logits[:, -1]
+        if len(first_row) < len(prompt_ids):
+            index = torch.tensor(source, device=self.device)
+            cache.reorder_cache(index)  # (distinct, ...) -> (B, ...)
+            logits, attention_mask = logits.index_select(0, index), attention_mask.index_select(0, index)
+        return logits, attention_mask
 
     def rollout(self, prompt_ids, max_new_tokens, temperature=1.0, top_p=1.0, max_length=None):
         budgets = row_budgets(prompt_ids, max_new_tokens, max_length)
@@ -124,34 +150,29 @@ class TorchRolloutEngine(RolloutEngine):
             return result
         was_training = self.model.training
         self.model.eval()
-        T = max(len(p) for p in prompt_ids)
-        input_ids = torch.full((B, T), self.pad_token_id, dtype=torch.long)
-        attention_mask = torch.zeros((B, T), dtype=torch.long)
-        for i, p in enumerate(prompt_ids):
-            input_ids[i, T - len(p):] = torch.tensor(p, dtype=torch.long)
-            attention_mask[i, T - len(p):] = 1
-        input_ids, attention_mask = input_ids.to(self.device), attention_mask.to(self.device)
-        running = torch.tensor([b > 0 for b in budgets], device=self.device)
+        running = [b > 0 for b in budgets]  # a Python list: the loop below reads it row by row
         cache = DynamicCache()
-        with autocast(self.device, self.dtype):
-            logits = self.model(input_ids, attention_mask=attention_mask, cache=cache, use_cache=True,
-                                logits_to_keep=1).logits[:, -1]
+        logits, attention_mask = self.prefill(prompt_ids, cache)
         for _ in range(max(budgets)):
             token, logp = sample_next(logits, temperature, top_p)
-            token = torch.where(running, token, torch.full_like(token, self.pad_token_id))
-            for i in running.nonzero().flatten().tolist():
-                t = int(token[i])
-                result.completion_ids[i].append(t)
-                result.logps[i].append(float(logp[i]))
-                if t in stop_ids:
+            running_mask = torch.tensor(running, device=self.device)
+            token = torch.where(running_mask, token, torch.full_like(token, self.pad_token_id))
+            tokens, logps = token.tolist(), logp.tolist()  # one copy per step, not one per row
+            for i in range(B):
+                if not running[i]:
+                    continue
+                result.completion_ids[i].append(tokens[i])
+                result.logps[i].append(logps[i])
+                if tokens[i] in stop_ids:
                     result.finished[i] = True
                     running[i] = False
                 elif len(result.completion_ids[i]) >= budgets[i]:
                     running[i] = False
-            if not running.any():
+            if not any(running):
                 break
             # rows that stopped are fed padding, masked out
-            attention_mask = torch.cat([attention_mask, running.long()[:, None]], dim=1)
+            running_mask = torch.tensor(running, device=self.device)
+            attention_mask = torch.cat([attention_mask, running_mask.long()[:, None]], dim=1)
             with autocast(self.device, self.dtype):
                 logits = self.model(token[:, None], attention_mask=attention_mask, cache=cache,
                                     use_cache=True).logits[:, -1]

@@ -13,13 +13,16 @@ One batch, top to bottom:
                  reference model; tool output tokens (mask 0) get no gradient.
     5. step      clip, AdamW step, cosine LR; log; save.
 
-Simplifications: mock tools with fixed data (no network), a single process, rollouts from the policy itself
-(or, with --rollout_engine sglang, from an SGLang server that gets the policy's weights after every step).
+Simplifications: mock tools with fixed data (no network), rollouts from the policy itself in the training
+process (or, with --rollout_engine sglang, from an SGLang server that gets the policy's weights after every
+step). Under torchrun each rank rolls out its share of every batch's prompts (whole groups) and
+DistributedDataParallel averages the gradients; rank 0 logs, evaluates and saves.
 
 Run (CPU, from the shipped cold-start checkpoint):
     python trainer/train_agent.py
     python trainer/train_agent.py --max_steps 20 --debug_mode
     python trainer/train_agent.py --rollout_engine sglang --sglang_base_url http://127.0.0.1:30000
+    torchrun --nproc_per_node 2 trainer/train_agent.py --batch_size 4
 """
 import argparse
 import ast
@@ -49,8 +52,10 @@ from dataset.lm_dataset import encode, render
 from model.model_minimind import count_parameters, save_minimind, weight_path
 from trainer.rollout_engine import compute_per_token_logps, create_rollout_engine
 from trainer.trainer_utils import (
-    add_model_args, autocast, cosine_lr, default_dtype, init_model, load_resume, resolve_device, resume_path,
-    save_resume, set_rng_state, set_seed,
+    DistInfo, add_model_args, all_ranks_any, all_ranks_sum, autocast, average_record, broadcast_flag,
+    broadcast_weights, close_distributed, cosine_lr, default_dtype, grad_sync, init_distributed, init_model,
+    load_resume, resolve_device, resume_path, save_resume, set_rank_seed, set_rng_state, set_seed, split_batch,
+    wrap_ddp,
 )
 
 
@@ -1114,6 +1119,9 @@ class TrainState:
     best_completion: float = -1.0  # the best task completion seen by the periodic evaluation
     best_step: int = -1
     rollbacks: int = 0
+    dist: DistInfo = field(default_factory=DistInfo)  # rank and world size under torchrun
+    train_model: torch.nn.Module | None = None  # what the update's forward goes through: DDP(model) or model
+    prompts_done: int = 0  # prompts of the current epoch trained on, all ranks together
 
 
 @dataclass
@@ -1244,15 +1252,19 @@ def rl_train_epoch(state: TrainState, dataset, batches, epoch: int, start_batch:
     """One pass over `batches` (lists of dataset indices), one optimizer step per accumulation_steps batches.
     Returns the index of the first batch not trained on (len(batches) when the epoch is complete)."""
     args, model, tok = state.args, state.model, state.tokenizer
-    G = args.num_generations
-    bar = tqdm(total=state.total_steps, initial=state.step, desc=f"agent rl (epoch {epoch})", dynamic_ncols=True)
+    G, W = args.num_generations, state.dist.world_size
+    bar = tqdm(total=state.total_steps, initial=state.step, desc=f"agent rl (epoch {epoch})", dynamic_ncols=True,
+               disable=not state.dist.is_main)
     next_batch = start_batch
+    state.prompts_done = sum(len(batch) for batch in batches[:start_batch])
     for b in range(start_batch, len(batches)):
-        if state.step >= state.total_steps or state.stop_requested:
+        state.stop_requested = all_ranks_any(state.stop_requested, state.dist)  # a signal reaches all ranks
+        if state.step >= state.total_steps or state.stop_requested:  # ... but not always at the same step
             break
         next_batch = b + 1
         t0 = time.time()
-        items = [dataset[i] for i in batches[b]]
+        rank_share = split_batch(batches[b], state.dist)  # this rank's prompts: groups never span ranks
+        items = [dataset[i] for i in rank_share.indices]
         messages_batch = [it["messages"] for it in items]
         tools_batch = [it["tools"] for it in items]
         gt_batch = [it["gt"] for it in items]
@@ -1276,6 +1288,11 @@ def rl_train_epoch(state: TrainState, dataset, batches, epoch: int, start_batch:
         # A group whose rewards are all equal has zero advantage everywhere: with --skip_zero_std it is left
         # out (its only gradient would be the KL term), which saves the forward/backward it would cost.
         informative = [k for k in range(len(trajs)) if not (args.skip_zero_std and group_std[k // G] < 1e-6)]
+        weight = rank_share.weight
+        n_informative = all_ranks_sum(len(informative) * weight, state.dist)  # over the global batch
+        if not informative and state.dist.enabled:
+            informative, weight = [0], 0.0  # a zero-weight pass: DDP needs every rank in the all-reduce
+        sync = (state.micro_step + 1) % args.accumulation_steps == 0  # all-reduce on the step's last backward
         loss_sum, ratios, kls = 0.0, [], []
         N = len(informative)
         if N:
@@ -1287,16 +1304,22 @@ def rl_train_epoch(state: TrainState, dataset, batches, epoch: int, start_batch:
             ids, mask = batch.input_ids[sl].to(args.device), batch.completion_mask[sl].to(args.device)
             with torch.no_grad(), autocast(args.device, args.dtype):
                 ref_logps = compute_per_token_logps(state.ref_model, ids, n_keep, temperature=args.temperature)
-            with autocast(args.device, args.dtype):
-                logps = compute_per_token_logps(model, ids, n_keep, temperature=args.temperature)
-            loss, ratio, kl = policy_loss(logps, batch.old_logps[sl].to(args.device), ref_logps,
-                                          batch.advantages[sl].to(args.device), mask, args)
-            share = ids.shape[0] / N
-            (loss * share / args.accumulation_steps).backward()
+            with grad_sync(state.train_model, sync and s + args.train_micro_batch >= N):
+                with autocast(args.device, args.dtype):  # through DDP: its backward all-reduces the gradients
+                    logps = compute_per_token_logps(state.train_model, ids, n_keep, temperature=args.temperature)
+                loss, ratio, kl = policy_loss(logps, batch.old_logps[sl].to(args.device), ref_logps,
+                                              batch.advantages[sl].to(args.device), mask, args)
+                # the loss is the mean over the global batch's trained sequences (all ranks together); DDP
+                # averages the gradients over the W ranks, so a rank weighs its sequences W / n_informative
+                share = ids.shape[0] * weight * W / max(n_informative, 1.0)
+                (loss * share / args.accumulation_steps).backward()
             loss_sum += loss.item() * share
-            ratios.append(ratio[mask.bool()])
-            kls.append(kl[mask.bool()])
+            if weight:
+                ratios.append(ratio[mask.bool()])
+                kls.append(kl[mask.bool()])
+        loss_sum = all_ranks_sum(loss_sum, state.dist) / W  # the global batch's loss, the same on every rank
         state.micro_step += 1
+        state.prompts_done += rank_share.n_global
 
         stepped, grad_norm = False, float("nan")
         if state.micro_step % args.accumulation_steps == 0:
@@ -1326,7 +1349,7 @@ def rl_train_epoch(state: TrainState, dataset, batches, epoch: int, start_batch:
             "kl": kl_all.mean().item() if kl_all.numel() else 0.0,
             "group_std": group_std.mean().item(),
             "zero_std_groups": (group_std < 1e-6).float().mean().item(),
-            "trained_samples": N,
+            "trained_samples": round(n_informative),
             "adv_std": advantages.std().item() if advantages.numel() > 1 else 0.0,
             "loss": loss_sum, "grad_norm": grad_norm, "stepped": stepped,
             "skipped_nonfinite": state.skipped_nonfinite,
@@ -1334,10 +1357,11 @@ def rl_train_epoch(state: TrainState, dataset, batches, epoch: int, start_batch:
             "ratio_max": ratio_all.max().item() if ratio_all.numel() else 1.0,
             "lr": state.optimizer.param_groups[0]["lr"], "rollout_s": t_rollout, "step_s": time.time() - t0,
         }
+        record = average_record(record, len(trajs) * rank_share.weight, state.dist)  # over all ranks' batches
         if state.metrics_file is not None:
             state.metrics_file.write(json.dumps(record) + "\n")
             state.metrics_file.flush()
-        if state.step % args.log_interval == 0:
+        if state.step % args.log_interval == 0 and state.dist.is_main:
             keys = ["step", "reward", "r_gt_match", "r_tool_alignment", "r_tag_format", "r_unfinished",
                     "r_repetition", "r_length", "kl", "group_std", "adv_std", "loss", "resp_len", "tool_calls",
                     "parse_errors",
@@ -1345,12 +1369,12 @@ def rl_train_epoch(state: TrainState, dataset, batches, epoch: int, start_batch:
             tqdm.write(" | ".join(f"{k} {record[k]:.4g}" if isinstance(record[k], float) else f"{k} {record[k]}"
                                   for k in keys))
         bar.set_postfix(reward=f"{record['reward']:.3f}", kl=f"{record['kl']:.4f}")
-        if args.debug_mode and state.step % args.debug_interval == 0:
+        if args.debug_mode and state.step % args.debug_interval == 0 and state.dist.is_main:
             debug_print(state, trajs, rewards)
-        if stepped and state.step % args.save_interval == 0:
+        if stepped and state.step % args.save_interval == 0 and state.dist.is_main:
             save_checkpoints(state, epoch, b + 1)
         if stepped and args.eval_interval > 0 and state.step % args.eval_interval == 0:
-            periodic_eval(state)
+            periodic_eval_on_rank0(state)
     bar.close()
     return next_batch
 
@@ -1363,7 +1387,10 @@ def save_checkpoints(state: TrainState, epoch: int, batches_done: int):
                 state.model, state.optimizer, state.step,
                 {"epoch": epoch, "batches_done": batches_done, "micro_step": state.micro_step,
                  "skipped_nonfinite": state.skipped_nonfinite, "best_completion": state.best_completion,
-                 "best_step": state.best_step, "rollbacks": state.rollbacks})
+                 "best_step": state.best_step, "rollbacks": state.rollbacks,
+                 # progress in global units: a run saved by N processes resumes with any number of them
+                 "batch_size": args.batch_size, "prompts_done": state.prompts_done,
+                 "samples_done": state.prompts_done * args.num_generations, "world_size": state.dist.world_size})
 
 
 # --- periodic evaluation: behaviour profiles, the best checkpoint, rollback --------------------------------
@@ -1451,6 +1478,20 @@ def periodic_eval(state: TrainState):
     return profile
 
 
+def periodic_eval_on_rank0(state: TrainState):
+    """periodic_eval on rank 0 alone; the other ranks wait for it, and follow when it rolls the weights back."""
+    rollbacks = state.rollbacks
+    if state.dist.is_main:
+        periodic_eval(state)
+    rolled_back = broadcast_flag(state.rollbacks > rollbacks, state.dist)
+    if rolled_back and state.dist.enabled:
+        broadcast_weights(state.model, state.dist)  # rank 0 has reloaded the best weights
+        if not state.dist.is_main:
+            state.optimizer.state.clear()
+            state.rollout_engine.update_policy(state.model)
+            state.rollbacks += 1
+
+
 def parse_category_weights(text: str) -> dict:
     """'parallel=2,chained=2' -> {'parallel': 2.0, 'chained': 2.0}; categories not named weigh 1."""
     weights = {}
@@ -1481,7 +1522,12 @@ def epoch_batches(categories, batch_size: int, seed: int, epoch: int, weights: d
 
 def main(argv=None):
     args = parse_args(argv)
-    set_seed(args.seed)
+    dist_info = init_distributed(args.device)  # rank 0 of 1 unless started by torchrun
+    args.device = dist_info.device
+    if args.batch_size < dist_info.world_size:
+        raise ValueError(f"--batch_size {args.batch_size} is smaller than the {dist_info.world_size} processes: "
+                         "each rank rolls out whole prompt groups")
+    set_seed(args.seed)  # the same on every rank: identical starting weights
     from dataset.lm_dataset import AgentRLDataset
 
     dataset = AgentRLDataset(args.data_path, known_tools=set(MOCK_RESULTS), skip_bad_lines=args.skip_bad_lines)
@@ -1497,7 +1543,8 @@ def main(argv=None):
     total_steps = args.epochs * (n_batches // args.accumulation_steps)
     if args.max_steps > 0:
         total_steps = min(total_steps, args.max_steps)
-    state = TrainState(model, ref_model, engine, tokenizer, optimizer, args, total_steps, reward_model)
+    state = TrainState(model, ref_model, engine, tokenizer, optimizer, args, total_steps, reward_model,
+                       dist=dist_info)
     state.guards = RewardGuards(args.repeat_call_penalty, args.needless_call_penalty, args.extra_call_cost)
     if args.eval_interval > 0:
         from scripts.eval_toolcall import load_cases
@@ -1508,6 +1555,9 @@ def main(argv=None):
     if args.from_resume:
         path = resume_path(args.save_dir, args.save_weight, args.hidden_size, bool(args.use_moe))
         ckpt = load_resume(path)
+        if ckpt["extra"].get("batch_size", args.batch_size) != args.batch_size:
+            raise ValueError(f"{path} was saved with --batch_size {ckpt['extra']['batch_size']}; resuming with "
+                             f"{args.batch_size} would start at another data position")
         model.load_state_dict(ckpt["model"])
         optimizer.load_state_dict(ckpt["optimizer"])
         set_rng_state(ckpt["rng"])
@@ -1517,16 +1567,21 @@ def main(argv=None):
         state.best_step = ckpt["extra"].get("best_step", -1)
         state.rollbacks = ckpt["extra"].get("rollbacks", 0)
         start_epoch, start_batch = ckpt["extra"]["epoch"], ckpt["extra"]["batches_done"]
-        print(f"resumed from {path} at step {state.step} (epoch {start_epoch}, batch {start_batch})")
+        if dist_info.is_main:
+            print(f"resumed from {path} at step {state.step} (epoch {start_epoch}, batch {start_batch}, "
+                  f"saved by {ckpt['extra'].get('world_size', 1)} process(es))")
+    state.train_model = wrap_ddp(model, dist_info, find_unused_parameters=bool(args.use_moe))
+    set_rank_seed(args.seed, dist_info, state.step)  # each rank samples its own trajectories
 
     os.makedirs(args.save_dir, exist_ok=True)
-    metrics_path = weight_path(args.save_dir, args.save_weight, args.hidden_size, bool(args.use_moe)).replace(
-        ".pth", "_metrics.jsonl")
-    state.metrics_file = open(metrics_path, "a" if args.from_resume else "w", encoding="utf-8")
-    print(f"model: {count_parameters(model) / 1e6:.2f}M parameters from '{args.from_weight}' | "
-          f"device {args.device} | dtype {args.dtype}")
-    print(f"data: {len(dataset)} prompts ({dataset.stats}) | {n_batches} batches/epoch | {total_steps} steps")
-    print("config: " + " ".join(f"{k}={v}" for k, v in vars(args).items()))
+    if dist_info.is_main:
+        metrics_path = weight_path(args.save_dir, args.save_weight, args.hidden_size, bool(args.use_moe)).replace(
+            ".pth", "_metrics.jsonl")
+        state.metrics_file = open(metrics_path, "a" if args.from_resume else "w", encoding="utf-8")
+        print(f"model: {count_parameters(model) / 1e6:.2f}M parameters from '{args.from_weight}' | "
+              f"device {args.device} | dtype {args.dtype} | {dist_info.world_size} process(es)")
+        print(f"data: {len(dataset)} prompts ({dataset.stats}) | {n_batches} batches/epoch | {total_steps} steps")
+        print("config: " + " ".join(f"{k}={v}" for k, v in vars(args).items()))
 
     def request_stop(signum, frame):
         state.stop_requested = True  # finish the current step, save, exit
@@ -1534,21 +1589,25 @@ def main(argv=None):
 
     signal.signal(signal.SIGINT, request_stop)
     signal.signal(signal.SIGTERM, request_stop)
-    model.train()
+    state.train_model.train()
     if args.eval_interval > 0 and state.step == 0:
-        periodic_eval(state)  # the starting point: the first "best", and the baseline of the curves
+        periodic_eval_on_rank0(state)  # the starting point: the first "best", and the baseline of the curves
     categories = [dataset[i]["category"] for i in range(len(dataset))]
     weights = parse_category_weights(args.category_weights)
     epoch, next_batch = start_epoch, start_batch
     for epoch in range(start_epoch, args.epochs):
         batches = epoch_batches(categories, args.batch_size, args.seed, epoch, weights)
         next_batch = rl_train_epoch(state, dataset, batches, epoch, start_batch if epoch == start_epoch else 0)
+        state.stop_requested = all_ranks_any(state.stop_requested, dist_info)
         if state.step >= total_steps or state.stop_requested:
             break
-    save_checkpoints(state, epoch, next_batch)
-    state.metrics_file.close()
-    print(f"saved {weight_path(args.save_dir, args.save_weight, args.hidden_size, bool(args.use_moe))} "
-          f"at step {state.step}")
+    if dist_info.is_main:
+        save_checkpoints(state, epoch, next_batch)
+        state.metrics_file.close()
+        print(f"saved {weight_path(args.save_dir, args.save_weight, args.hidden_size, bool(args.use_moe))} "
+              f"at step {state.step}")
+    close_distributed(dist_info)
+    return state
 
 
 if __name__ == "__main__":

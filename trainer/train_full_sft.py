@@ -14,6 +14,8 @@ Resume a killed run:
 Incremental SFT (the data flywheel): start from a checkpoint, learn new conversations, rehearse old ones:
     python trainer/train_full_sft.py --from_weight agent_best --data_path dataset/rs_agent.jsonl \
         --mix_path dataset/sft_agent.jsonl --mix_ratio 0.5 --save_weight flywheel_sft --epochs 2 --learning_rate 2e-4
+Several processes (DistributedDataParallel; each takes its slice of every batch of --batch_size):
+    torchrun --nproc_per_node 2 trainer/train_full_sft.py
 """
 import argparse
 import json
@@ -32,8 +34,9 @@ from tqdm import tqdm
 from dataset.lm_dataset import LengthGroupedSampler, SFTDataset, mix_in, sft_collate
 from model.model_minimind import count_parameters, save_minimind, weight_path
 from trainer.trainer_utils import (
-    add_model_args, autocast, cosine_lr, default_dtype, init_model, load_resume, resolve_device, resume_path,
-    save_resume, set_rng_state, set_seed,
+    add_model_args, all_ranks_any, all_ranks_sum, autocast, barrier, close_distributed, cosine_lr,
+    default_dtype, grad_sync, init_distributed, init_model, load_resume, resolve_device, resume_path,
+    save_resume, set_rank_seed, set_rng_state, set_seed, split_batch, wrap_ddp,
 )
 
 
@@ -56,7 +59,7 @@ def parse_args(argv=None):
     parser.add_argument("--save_dir", default="out")
     # --- optimisation ---
     parser.add_argument("--epochs", type=int, default=8)
-    parser.add_argument("--batch_size", type=int, default=16)
+    parser.add_argument("--batch_size", type=int, default=16, help="conversations per step, all processes")
     parser.add_argument("--accumulation_steps", type=int, default=1)
     parser.add_argument("--learning_rate", type=float, default=2e-3, help="peak LR (a small model from scratch)")
     parser.add_argument("--weight_decay", type=float, default=0.1)
@@ -96,6 +99,11 @@ def evaluate(model, dataset, args, batch_size=32):
     return total / max(1, count)
 
 
+def count_labels(samples) -> int:
+    """Label tokens the loss averages over (position 0 predicts nothing)."""
+    return sum(sum(1 for t in labels[1:] if t != -100) for _, labels in samples)
+
+
 def ensure_data(args):
     """The SFT files are generated (deterministically, in seconds) rather than shipped: make them on first use."""
     missing = [p for p in (args.data_path, args.val_path, args.mix_path) if p and not os.path.exists(p)]
@@ -111,8 +119,14 @@ def ensure_data(args):
 
 
 def train(args):
-    ensure_data(args)
-    set_seed(args.seed)
+    dist_info = init_distributed(args.device)  # rank 0 of 1 unless started by torchrun
+    args.device = dist_info.device
+    if args.batch_size < dist_info.world_size:
+        raise ValueError(f"--batch_size {args.batch_size} is smaller than the {dist_info.world_size} processes")
+    if dist_info.is_main:
+        ensure_data(args)
+    barrier(dist_info)  # the others wait while rank 0 writes the data
+    set_seed(args.seed)  # the same on every rank: identical starting weights
     model, tokenizer = init_model(args, args.from_weight, args.save_dir, args.device)
     train_set = SFTDataset(args.data_path, tokenizer, args.max_seq_len, args.skip_bad_lines)
     val_set = SFTDataset(args.val_path, tokenizer, args.max_seq_len, args.skip_bad_lines)
@@ -141,13 +155,20 @@ def train(args):
         step = ckpt["step"]
         start_epoch, skip_batches = ckpt["extra"]["epoch"], ckpt["extra"]["batches_done"]
         best_val = ckpt["extra"]["best_val"]
-        print(f"resumed from {ckpt_path} at step {step} (epoch {start_epoch}, batch {skip_batches})")
+        if dist_info.is_main:
+            print(f"resumed from {ckpt_path} at step {step} (epoch {start_epoch}, batch {skip_batches}, "
+                  f"saved by {ckpt['extra'].get('world_size', 1)} process(es))")
+    # the forward that carries the loss goes through DDP, so that backward all-reduces the gradients
+    train_model = wrap_ddp(model, dist_info, find_unused_parameters=bool(args.use_moe))
+    set_rank_seed(args.seed, dist_info, step)  # dropout masks differ per rank
 
     n_tokens = sum(train_set.lengths())
-    print(f"model: {count_parameters(model) / 1e6:.2f}M parameters | device {args.device} | dtype {args.dtype}")
-    print(f"data: {len(train_set)} train conversations ({n_tokens} tokens, {train_set.stats}), "
-          f"{len(val_set)} val | {steps_per_epoch} steps/epoch, {total_steps} steps")
-    print("config: " + " ".join(f"{k}={v}" for k, v in vars(args).items()))
+    if dist_info.is_main:
+        print(f"model: {count_parameters(model) / 1e6:.2f}M parameters | device {args.device} | "
+              f"dtype {args.dtype} | {dist_info.world_size} process(es)")
+        print(f"data: {len(train_set)} train conversations ({n_tokens} tokens, {train_set.stats}), "
+              f"{len(val_set)} val | {steps_per_epoch} steps/epoch, {total_steps} steps")
+        print("config: " + " ".join(f"{k}={v}" for k, v in vars(args).items()))
 
     stop = {"signal": None}
 
@@ -157,10 +178,10 @@ def train(args):
 
     signal.signal(signal.SIGINT, request_stop)
     signal.signal(signal.SIGTERM, request_stop)
-    model.train()
+    train_model.train()
     os.makedirs(args.save_dir, exist_ok=True)
-    log_file = open(log_path, "a" if args.from_resume else "w", encoding="utf-8")
-    bar = tqdm(total=total_steps, initial=step, desc="sft", dynamic_ncols=True)
+    log_file = open(log_path, "a" if args.from_resume else "w", encoding="utf-8") if dist_info.is_main else None
+    bar = tqdm(total=total_steps, initial=step, desc="sft", dynamic_ncols=True, disable=not dist_info.is_main)
     t0, tokens_seen, loss_sum, loss_n, skipped_nonfinite = time.time(), 0, 0.0, 0, 0
     done = step >= total_steps
     for epoch in range(start_epoch, args.epochs):
@@ -172,41 +193,54 @@ def train(args):
         for b_idx, batch_idx in enumerate(batches):
             if epoch == start_epoch and b_idx < skip_batches:
                 continue
-            input_ids, labels = sft_collate([train_set[i] for i in batch_idx])
+            rank_share = split_batch(batch_idx, dist_info)  # this rank's slice of the global batch
+            samples = [train_set[i] for i in rank_share.indices]
+            input_ids, labels = sft_collate(samples)
             input_ids, labels = input_ids.to(args.device), labels.to(args.device)
-            with autocast(args.device, args.dtype):
-                loss = model(input_ids, labels=labels, return_logits=False).loss / args.accumulation_steps
-            loss.backward()
-            tokens_seen += input_ids.numel()
+            with grad_sync(train_model, (micro + 1) % args.accumulation_steps == 0):
+                with autocast(args.device, args.dtype):
+                    loss = train_model(input_ids, labels=labels, return_logits=False).loss
+                if dist_info.enabled:
+                    # the model's loss is the mean over this rank's label tokens; the global batch's mean weighs
+                    # them by (this rank's tokens / all ranks' tokens), times W because DDP averages over ranks
+                    global_labels = count_labels([train_set[i] for i in batch_idx])
+                    loss = loss * rank_share.weight * dist_info.world_size * count_labels(samples) / global_labels
+                loss = loss / args.accumulation_steps
+                loss.backward()
+            tokens_seen += input_ids.numel() * rank_share.weight
             micro += 1
             if micro % args.accumulation_steps != 0:
                 continue
+            step_loss = all_ranks_sum(loss.item(), dist_info) / dist_info.world_size  # the global batch's
             lr = cosine_lr(step, total_steps, args.learning_rate, args.warmup_steps)
             for group in optimizer.param_groups:
                 group["lr"] = lr
             grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), args.grad_clip)
-            if not (math.isfinite(loss.item()) and math.isfinite(grad_norm.item())):
+            if not (math.isfinite(step_loss) and math.isfinite(grad_norm.item())):
                 skipped_nonfinite += 1  # never write a non-finite update into the weights
                 optimizer.zero_grad(set_to_none=True)
                 continue
             optimizer.step()
             optimizer.zero_grad(set_to_none=True)
             step += 1
-            loss_sum += loss.item() * args.accumulation_steps
+            loss_sum += step_loss * args.accumulation_steps
             loss_n += 1
             bar.update(1)
+            stopping = all_ranks_any(stop["signal"] is not None, dist_info)  # a signal may reach one rank first
 
             if step % args.log_interval == 0 or step == total_steps:
                 elapsed = time.time() - t0
+                tokens_all = all_ranks_sum(tokens_seen, dist_info)
                 record = {"step": step, "epoch": epoch, "loss": round(loss_sum / loss_n, 4), "lr": lr,
-                          "grad_norm": round(grad_norm.item(), 3), "tok_per_s": round(tokens_seen / elapsed),
+                          "grad_norm": round(grad_norm.item(), 3), "tok_per_s": round(tokens_all / elapsed),
                           "elapsed_s": round(elapsed), "skipped_nonfinite": skipped_nonfinite}
                 bar.set_postfix(loss=record["loss"], lr=f"{lr:.2e}")
-                tqdm.write(" | ".join(f"{k} {v}" for k, v in record.items()))
-                log_file.write(json.dumps(record) + "\n")
-                log_file.flush()
+                if dist_info.is_main:
+                    tqdm.write(" | ".join(f"{k} {v}" for k, v in record.items()))
+                    log_file.write(json.dumps(record) + "\n")
+                    log_file.flush()
                 loss_sum, loss_n = 0.0, 0
-            if step % args.eval_interval == 0 or step == total_steps:
+            if (step % args.eval_interval == 0 or step == total_steps) and dist_info.is_main:
                 val_loss = evaluate(model, val_set, args)
                 improved = val_loss < best_val
                 if improved:
@@ -216,16 +250,21 @@ def train(args):
                            + (f" | saved {out_path}" if improved else ""))
                 log_file.write(json.dumps({"step": step, "val_loss": round(val_loss, 4)}) + "\n")
                 log_file.flush()
-            if step % args.save_interval == 0 or step == total_steps or stop["signal"] is not None:
+            save_now = step % args.save_interval == 0 or step == total_steps or stopping
+            if save_now and dist_info.is_main:  # the unwrapped model: the checkpoint fits any number of processes
                 save_resume(ckpt_path, model, optimizer, step,
-                            {"epoch": epoch, "batches_done": b_idx + 1, "best_val": best_val})
-            if step >= total_steps or stop["signal"] is not None:
+                            {"epoch": epoch, "batches_done": b_idx + 1, "best_val": best_val,
+                             "samples_done": sum(len(batch) for batch in batches[:b_idx + 1]),
+                             "world_size": dist_info.world_size})
+            if step >= total_steps or stopping:
                 done = True
                 break
         skip_batches = 0
     bar.close()
-    log_file.close()
-    print(f"done: {step} steps in {time.time() - t0:.0f}s | best val_loss {best_val:.4f} | weights {out_path}")
+    if dist_info.is_main:
+        log_file.close()
+        print(f"done: {step} steps in {time.time() - t0:.0f}s | best val_loss {best_val:.4f} | weights {out_path}")
+    close_distributed(dist_info)
     return best_val
 
 

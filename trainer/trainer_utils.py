@@ -1,15 +1,19 @@
 """
 Pieces every trainer shares: model/tokenizer loading, the learning-rate schedule, mixed precision,
-seeding, and atomic resume checkpoints.
+seeding, atomic resume checkpoints, and multi-process (torchrun) training.
 """
 import contextlib
 import glob
+import inspect
 import math
 import os
 import random
+from dataclasses import dataclass
 
 import numpy as np
 import torch
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel
 
 from model.model_minimind import (
     DEFAULT_HIDDEN_SIZE,
@@ -152,3 +156,160 @@ def load_resume(path: str):
     if not os.path.exists(path):
         raise FileNotFoundError(f"--from_resume 1 but there is no resume checkpoint at {path}")
     return torch.load(path, map_location="cpu", weights_only=False)
+
+
+# --- multi-process training (torchrun) ------------------------------------------------------------------------
+# `torchrun --nproc_per_node N script.py ...` starts N copies of a trainer with RANK / WORLD_SIZE / LOCAL_RANK
+# set. Each rank trains on its share of every global batch; DistributedDataParallel averages the gradients.
+# Run as a plain script, none of this does anything.
+
+
+@dataclass
+class DistInfo:
+    """Where this process sits in a torchrun job: rank 0 of 1 when run as a plain script."""
+    rank: int = 0
+    world_size: int = 1
+    local_rank: int = 0
+    device: str = "cpu"  # the device this rank computes on (cuda:{local_rank} under torchrun on GPUs)
+
+    @property
+    def enabled(self) -> bool:
+        return self.world_size > 1
+
+    @property
+    def is_main(self) -> bool:
+        return self.rank == 0  # the rank that logs, evaluates and saves
+
+
+def init_distributed(device: str) -> DistInfo:
+    """Join the torchrun job when RANK/WORLD_SIZE say there is one (gloo on CPU, NCCL on CUDA)."""
+    world_size = int(os.environ.get("WORLD_SIZE", "1"))
+    if "RANK" not in os.environ or world_size <= 1:
+        return DistInfo(device=device)
+    rank, local_rank = int(os.environ["RANK"]), int(os.environ.get("LOCAL_RANK", "0"))
+    if device.startswith("cuda"):
+        device = f"cuda:{local_rank}"
+        torch.cuda.set_device(device)
+    dist.init_process_group("nccl" if device.startswith("cuda") else "gloo")
+    return DistInfo(rank, world_size, local_rank, device)
+
+
+def barrier(info: DistInfo):
+    """Wait until every rank gets here."""
+    if info.enabled:
+        dist.barrier()
+
+
+def close_distributed(info: DistInfo):
+    if info.enabled and dist.is_initialized():
+        dist.barrier()
+        dist.destroy_process_group()
+
+
+def set_rank_seed(seed: int, info: DistInfo, step: int = 0):
+    """Give each rank its own random stream (sampling, dropout), after the weights were made with the common
+    seed. The step makes a resumed run draw fresh numbers instead of replaying the start."""
+    if info.enabled:
+        set_seed((seed + 1000 * info.rank + 7919 * step) % 2 ** 32)
+
+
+def wrap_ddp(model, info: DistInfo, find_unused_parameters: bool = False):
+    """The module the training forward goes through: DDP around `model` under torchrun, else `model` itself.
+    DDP copies rank 0's weights to every rank here. No buffer sync in forward: ranks may run different numbers
+    of forwards per step (uneven micro-batches), and a collective inside forward would then hang."""
+    if not info.enabled:
+        return model
+    device_ids = [info.local_rank] if info.device.startswith("cuda") else None
+    if "forward_sync_buffers" in inspect.signature(DistributedDataParallel).parameters:
+        no_buffer_sync = {"forward_sync_buffers": False}  # the newer name of the option
+    else:
+        no_buffer_sync = {"broadcast_buffers": False}
+    return DistributedDataParallel(model, device_ids=device_ids, find_unused_parameters=find_unused_parameters,
+                                   **no_buffer_sync)
+
+
+def grad_sync(train_model, sync: bool):
+    """Context for one micro-step's forward+backward: all-reduce the gradients only when `sync` (the last
+    micro-step before an optimizer step); the others accumulate locally (DDP no_sync)."""
+    if sync or not isinstance(train_model, DistributedDataParallel):
+        return contextlib.nullcontext()
+    return train_model.no_sync()
+
+
+@dataclass
+class RankShare:
+    """This rank's part of one global batch."""
+    indices: list  # what this rank trains on
+    n_global: int  # the size of the global batch: losses are averaged over all of it
+    filler: bool = False  # no item was left for this rank: it trains on `indices` with weight 0
+
+    @property
+    def weight(self) -> float:
+        return 0.0 if self.filler else 1.0
+
+
+def split_batch(indices, info: DistInfo) -> RankShare:
+    """Contiguous, deterministic slices of a global batch, one per rank. A batch shorter than the world (the
+    last of an epoch) leaves some ranks empty: they take the first item with weight 0, so every rank still
+    runs a forward/backward and joins the gradient all-reduce."""
+    n, r, w = len(indices), info.rank, info.world_size
+    start, end = -(-r * n // w), -(-(r + 1) * n // w)  # ceil: rank 0 is never the one left empty
+    mine = list(indices[start:end])
+    if not mine:
+        return RankShare(list(indices[:1]), n, filler=True)
+    return RankShare(mine, n)
+
+
+def all_ranks_any(flag: bool, info: DistInfo) -> bool:
+    """True on every rank when it is True on any (e.g. a stop signal that reached one rank first)."""
+    if not info.enabled:
+        return flag
+    t = torch.tensor([float(flag)], device=info.device)
+    dist.all_reduce(t, op=dist.ReduceOp.MAX)
+    return bool(t.item())
+
+
+def all_ranks_sum(value: float, info: DistInfo) -> float:
+    if not info.enabled:
+        return value
+    t = torch.tensor([float(value)], dtype=torch.float64, device=info.device)
+    dist.all_reduce(t)
+    return t.item()
+
+
+def average_record(record: dict, weight: float, info: DistInfo) -> dict:
+    """A log record with its float values averaged over the ranks, weighted by `weight` (e.g. the trajectories
+    each rank trained on); keys ending in `_max` take the maximum. Other values are rank 0's."""
+    if not info.enabled:
+        return record
+    gathered = [None] * info.world_size
+    dist.all_gather_object(gathered, (weight, record))
+    total = sum(w for w, _ in gathered) or 1.0
+    out = dict(record)
+    for key, value in record.items():
+        if not isinstance(value, float):
+            continue
+        values = [r[key] for _, r in gathered]
+        if key.endswith("_max"):
+            out[key] = max(values)
+        else:
+            out[key] = sum(w * v for (w, _), v in zip(gathered, values)) / total
+    return out
+
+
+def broadcast_flag(flag: bool, info: DistInfo) -> bool:
+    """Rank 0's flag on every rank (the others wait here until rank 0 gets to it)."""
+    if not info.enabled:
+        return flag
+    box = [flag]
+    dist.broadcast_object_list(box, src=0)
+    return box[0]
+
+
+def broadcast_weights(model, info: DistInfo):
+    """Copy rank 0's weights to every rank (after rank 0 changed them outside the training step)."""
+    if not info.enabled:
+        return
+    with torch.no_grad():
+        for tensor in model.state_dict().values():
+            dist.broadcast(tensor, src=0)
