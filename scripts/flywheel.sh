@@ -30,7 +30,8 @@ python scripts/rejection_sample.py --weight "$START" --profile "out/${TAG}_start
 echo "== 3. incremental SFT from $START on the accepted trajectories, rehearsing the original data"
 python trainer/train_full_sft.py --from_weight "$START" --data_path "dataset/${TAG}_rs.jsonl" \
     --mix_path dataset/sft_agent.jsonl --mix_ratio "$MIX_RATIO" --epochs "$SFT_EPOCHS" \
-    --learning_rate "$SFT_LR" --warmup_steps 10 --eval_interval 50 --save_weight "${TAG}_sft" --seed "$SEED"
+    --learning_rate "$SFT_LR" --warmup_steps 10 --eval_interval 50 --save_best 0 --save_weight "${TAG}_sft" \
+    --seed "$SEED"
 
 echo "== 4. agent RL from the consolidated checkpoint ($RL_STEPS steps)"
 python trainer/train_agent.py --from_weight "${TAG}_sft" --save_weight "$TAG" --max_steps "$RL_STEPS" \

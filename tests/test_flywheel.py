@@ -194,10 +194,17 @@ def test_incremental_sft_starts_from_a_checkpoint_and_mixes(tmp_path, tok, val_d
     train(parse_args(["--from_weight", "agent", "--save_dir", str(tmp_path), "--hidden_size", "64",
                       "--num_hidden_layers", "2", "--data_path", new, "--val_path", val, "--mix_path", old,
                       "--mix_ratio", "0.5", "--batch_size", "4", "--max_steps", "2", "--dtype", "float32",
-                      "--save_weight", "flywheel_sft", "--eval_interval", "1"]))
+                      "--save_weight", "flywheel_sft", "--eval_interval", "1", "--save_best", "0",
+                      "--learning_rate", "1e-2", "--warmup_steps", "0"]))
     out = capsys.readouterr().out
     assert "mix: 6 new + 6 rehearsed" in out and "12 train conversations" in out
-    assert os.path.exists(tmp_path / "flywheel_sft_64.pth")
+    # --save_best 0 keeps the final weights (those of the resume checkpoint), not the best validation loss
+    saved = torch.load(tmp_path / "flywheel_sft_64.pth", weights_only=True)
+    final = torch.load(tmp_path / "flywheel_sft_64_resume.pth", weights_only=False)["model"]
+    start = torch.load(tmp_path / "agent_64.pth", weights_only=True)
+    key = "model.layers.0.mlp.up_proj.weight"
+    assert torch.allclose(saved[key].float(), final[key].float(), atol=1e-3)  # bf16 rounding only
+    assert not torch.allclose(saved[key].float(), start[key].float())
 
 
 # --- prompt sampling and the informative-group filter ----------------------------------------------------

@@ -57,6 +57,9 @@ def parse_args(argv=None):
                         "a .pth file or a transformers model directory")
     parser.add_argument("--save_weight", default="full_sft", help="output name: out/{save_weight}_{hidden}.pth")
     parser.add_argument("--save_dir", default="out")
+    parser.add_argument("--save_best", type=int, default=1, choices=[0, 1],
+                        help="1: keep the weights with the best validation loss; 0: the final weights (incremental "
+                        "SFT, whose new data the validation set does not cover)")
     # --- optimisation ---
     parser.add_argument("--epochs", type=int, default=8)
     parser.add_argument("--batch_size", type=int, default=16, help="conversations per step, all processes")
@@ -243,13 +246,15 @@ def train(args):
             if (step % args.eval_interval == 0 or step == total_steps) and dist_info.is_main:
                 val_loss = evaluate(model, val_set, args)
                 improved = val_loss < best_val
-                if improved:
-                    best_val = val_loss
+                best_val = min(best_val, val_loss)
+                if improved and args.save_best:
                     save_minimind(model, out_path)
                 tqdm.write(f"step {step} | val_loss {val_loss:.4f} | best {best_val:.4f}"
-                           + (f" | saved {out_path}" if improved else ""))
+                           + (f" | saved {out_path}" if improved and args.save_best else ""))
                 log_file.write(json.dumps({"step": step, "val_loss": round(val_loss, 4)}) + "\n")
                 log_file.flush()
+            if step == total_steps and not args.save_best and dist_info.is_main:
+                save_minimind(model, out_path)  # the final weights, whatever the validation loss says
             save_now = step % args.save_interval == 0 or step == total_steps or stopping
             if save_now and dist_info.is_main:  # the unwrapped model: the checkpoint fits any number of processes
                 save_resume(ckpt_path, model, optimizer, step,
