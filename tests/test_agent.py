@@ -134,6 +134,66 @@ def test_torch_engine_logps_match_a_training_forward(tok):
         assert torch.allclose(ref, torch.tensor(lps), atol=1e-4)
 
 
+def test_sampling_follows_the_tempered_distribution_and_top_p():
+    from trainer.rollout_engine import sample_next
+
+    logits = torch.tensor([[0.0, 1.0, 2.0, -1.0, -50.0]]).repeat(100000, 1)
+    torch.manual_seed(0)
+    token, logp = sample_next(logits, 0.8, 1.0)
+    freq = torch.bincount(token, minlength=5).float() / len(token)
+    assert torch.allclose(freq, (logits[0] / 0.8).softmax(-1), atol=0.01)
+    assert torch.allclose(logp, (logits / 0.8).log_softmax(-1).gather(1, token[:, None])[:, 0])
+    token, _ = sample_next(logits, 1.0, 0.7)  # keeps 2 (p 0.64) and 1 (0.64 < 0.7 before it): renormalised
+    freq = torch.bincount(token, minlength=5).float() / len(token)
+    p = logits[0].softmax(-1)
+    assert torch.allclose(freq, torch.tensor([0, p[1], p[2], 0, 0]) / (p[1] + p[2]), atol=0.01)
+
+
+def test_next_turn_continues_from_the_kept_cache(tok):
+    """With reuse_prefix a prompt that extends a row of the previous call is prefilled from its kept K/V:
+    the same tokens and log-probs as a fresh prefill of the whole context, and nothing kept across new weights."""
+    model = tiny_model()
+    reuse = TorchRolloutEngine(model, tok.eos_token_id, tok.pad_token_id, reuse_prefix=True)
+    fresh = TorchRolloutEngine(model, tok.eos_token_id, tok.pad_token_id)
+    prompts = [[1, 5, 9, 12], [1, 7], [1, 5, 9, 12], [3, 3, 3, 3, 3, 3]]
+    first = reuse.rollout(prompts, max_new_tokens=6, temperature=0)
+    extra = [[40], [41, 42, 43], [44, 45], [46]]  # tool turns of different lengths
+    turn2 = [p + c + e for p, c, e in zip(prompts, first.completion_ids, extra)] + [[9, 9, 9]]  # + a new row
+    assert [reuse.longest_kept_prefix(p)[0] for p in turn2] == [
+        len(p) + len(c) - 1 for p, c in zip(prompts, first.completion_ids)] + [0]
+    torch.manual_seed(3)
+    a = reuse.rollout(turn2, max_new_tokens=6, temperature=0.8)
+    torch.manual_seed(3)
+    b = fresh.rollout(turn2, max_new_tokens=6, temperature=0.8)
+    assert a.completion_ids == b.completion_ids
+    for x, y in zip(a.logps, b.logps):
+        assert torch.allclose(torch.tensor(x), torch.tensor(y), atol=1e-5)
+    assert reuse.kept
+    with torch.no_grad():
+        model.lm_head.weight.add_(0.1)
+    reuse.update_policy(model)
+    assert not reuse.kept and reuse.longest_kept_prefix(turn2[0]) == (0, None)
+
+
+def test_multi_turn_rollouts_are_the_same_with_and_without_the_kept_cache(tok):
+    path = os.path.join(ROOT, "out", "full_sft_256.pth")
+    if not os.path.exists(path):
+        pytest.skip("no shipped checkpoint")
+    from model.model_minimind import load_minimind
+
+    model = load_minimind(path, MiniMindConfig())
+    prompts = [weather_prompt(), [{"role": "user", "content": "帮我算一下 123 乘以 45"}]]
+    runs = []
+    for reuse in (False, True):
+        engine = TorchRolloutEngine(model, tok.eos_token_id, tok.pad_token_id, reuse_prefix=reuse)
+        torch.manual_seed(0)
+        runs.append(rollout_batch(engine, tok, prompts, [TOOLS, TOOLS], 2, rollout_args(max_gen_len=96)))
+    assert sum(len(t.turns) for t in runs[0]) > len(runs[0])  # some trajectories took a second turn
+    for a, b in zip(*runs):
+        assert a.ids == b.ids and a.response_mask == b.response_mask
+        assert torch.allclose(torch.tensor(a.old_logps), torch.tensor(b.old_logps), atol=1e-4)
+
+
 def test_identical_prompts_are_prefilled_once(tok):
     """A prompt's G copies go through the prefill as one row; each copy then samples as if prefilled alone."""
     model = tiny_model()
