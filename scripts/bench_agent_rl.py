@@ -22,8 +22,9 @@ a backward costs twice the forward. So an SFT step is 6 * N_body * tokens + 6 * 
 + 12 * L * d_attn * T * tokens, and the RL update adds the reference model's forward (a third of that).
 Both counts use padded tokens: padding is work the machine does.
 
-Simplifications: no thinking prompts (open_thinking off for every trajectory), no reward model, each
-measurement run once after one warm-up (sampling makes lengths vary between runs: compare rates, not times).
+Simplifications: no thinking prompts (open_thinking off for every trajectory), no reward model. Rollouts run
+--rounds times per shape on different prompts, batched then sequential each round, after one warm-up; the
+other measurements run once after a warm-up (sampling makes lengths vary: compare rates, not times).
 
 Run (the shipped CPU model, full size; minutes):
     python scripts/bench_agent_rl.py --out bench.json
@@ -63,9 +64,9 @@ from trainer.trainer_utils import DTYPES, add_model_args, autocast, default_dtyp
 
 # settings that differ between the full benchmark and the smoke run; a flag given explicitly wins
 FULL = {"shapes": "2x4,8x8", "max_gen_len": 256, "max_turns": 3, "peak_sizes": "2048,4096", "peak_repeats": 5,
-        "rl_steps": 2, "sft_steps": 3, "sft_batch_size": 16}
+        "rl_steps": 2, "sft_steps": 3, "sft_batch_size": 16, "rounds": 3}
 QUICK = {"shapes": "2x4", "max_gen_len": 16, "max_turns": 2, "peak_sizes": "256", "peak_repeats": 2,
-         "rl_steps": 1, "sft_steps": 1, "sft_batch_size": 4}
+         "rl_steps": 1, "sft_steps": 1, "sft_batch_size": 4, "rounds": 1}
 
 
 def parse_args(argv=None):
@@ -86,6 +87,8 @@ def parse_args(argv=None):
     parser.add_argument("--temperature", type=float, default=0.8)
     parser.add_argument("--top_p", type=float, default=1.0)
     parser.add_argument("--skip_sequential", action="store_true", help="measure rollout_batch alone")
+    parser.add_argument("--rounds", type=int, default=None, help="rollout rounds per shape, each on other prompts "
+                        "(batched, then sequential); the rates are over all rounds")
     parser.add_argument("--rl_shape", default=None, help="shape of the timed RL step (default: the first shape)")
     parser.add_argument("--rl_steps", type=int, default=None, help="timed RL steps (after one warm-up step)")
     parser.add_argument("--train_micro_batch", type=int, default=8, help="sequences per RL forward/backward")
@@ -209,37 +212,25 @@ class RolloutRun:
 
 
 class TimedEngine(RolloutEngine):
-    """Wraps a rollout engine: time inside the engine, and how much of each batched decode was padding
-    (rows already finished, still in the batch) or prompt left-padding."""
+    """Wraps a rollout engine: how much of a rollout is spent inside the engine (prefill, decoding, sampling)
+    rather than around it (chat template, tokenizer, tools, bookkeeping)."""
 
     def __init__(self, engine):
         self.engine = engine
-        self.seconds, self.calls, self.useful_rows, self.row_steps = 0.0, 0, 0, 0
-        self.prompt_tokens, self.prompt_slots = 0, 0
+        self.seconds, self.calls = 0.0, 0
 
     def rollout(self, prompt_ids, max_new_tokens, temperature=1.0, top_p=1.0, max_length=None):
         t0 = time.perf_counter()
         out = self.engine.rollout(prompt_ids, max_new_tokens, temperature, top_p, max_length)
         self.seconds += time.perf_counter() - t0
         self.calls += 1
-        steps = max((len(ids) for ids in out.completion_ids), default=0)
-        self.useful_rows += sum(len(ids) for ids in out.completion_ids)
-        self.row_steps += steps * len(prompt_ids)
-        self.prompt_tokens += sum(len(p) for p in prompt_ids)
-        self.prompt_slots += max((len(p) for p in prompt_ids), default=0) * len(prompt_ids)
         return out
 
     def update_policy(self, model):
         self.engine.update_policy(model)
 
     def profile(self, total_seconds: float) -> dict:
-        return {
-            "engine_calls": self.calls,
-            "engine_s": self.seconds,
-            "outside_engine_s": total_seconds - self.seconds,  # template, tokenizer, tools, bookkeeping
-            "decode_padding_share": 1 - self.useful_rows / max(1, self.row_steps),
-            "prefill_padding_share": 1 - self.prompt_tokens / max(1, self.prompt_slots),
-        }
+        return {"engine_calls": self.calls, "engine_s": self.seconds, "outside_engine_s": total_seconds - self.seconds}
 
 
 def batched_rollout(model, tok, items, num_generations, targs) -> RolloutRun:
@@ -307,18 +298,34 @@ def sequential_rollout(model, tok, items, num_generations, targs) -> RolloutRun:
     return RolloutRun(time.perf_counter() - t0, len(items) * num_generations, written, turns)
 
 
+def combine(runs) -> RolloutRun:
+    """Rounds of one way of rolling out, as one run: totals, and rates over the total time."""
+    profile = {}
+    for key in ("engine_calls", "engine_s", "outside_engine_s"):
+        if all(key in r.profile for r in runs):
+            profile[key] = sum(r.profile[key] for r in runs)
+    return RolloutRun(sum(r.seconds for r in runs), sum(r.trajectories for r in runs),
+                      sum(r.tokens for r in runs), sum(r.turns for r in runs), profile=profile)
+
+
 def bench_rollout(model, tok, dataset, args, batch_size: int, num_generations: int) -> dict:
+    """Batched and sequential rollouts of the same prompts, round after round (each round on other prompts), so
+    a busy spell of the machine hits both."""
     targs = trainer_args(args, batch_size, num_generations)
-    items = pick_prompts(dataset, batch_size, args.seed)
-    result = {"batch_size": batch_size, "num_generations": num_generations}
-    torch.manual_seed(args.seed)
-    result["batched"] = asdict(batched_rollout(model, tok, items, num_generations, targs))
-    result["peak_rss_mb"] = peak_rss_mb()
-    if not args.skip_sequential:
-        torch.manual_seed(args.seed)
-        result["sequential"] = asdict(sequential_rollout(model, tok, items, num_generations, targs))
+    result = {"batch_size": batch_size, "num_generations": num_generations, "rounds": args.rounds}
+    batched, sequential = [], []
+    for r in range(args.rounds):
+        items = pick_prompts(dataset, batch_size, args.seed + r)
+        torch.manual_seed(args.seed + r)
+        batched.append(batched_rollout(model, tok, items, num_generations, targs))
+        if not args.skip_sequential:
+            torch.manual_seed(args.seed + r)
+            sequential.append(sequential_rollout(model, tok, items, num_generations, targs))
+    result["batched"] = asdict(combine(batched))
+    if sequential:
+        result["sequential"] = asdict(combine(sequential))
         result["speedup"] = result["batched"]["tokens_per_s"] / result["sequential"]["tokens_per_s"]
-        result["peak_rss_mb"] = peak_rss_mb()
+    result["peak_rss_mb"] = peak_rss_mb()
     return result
 
 
@@ -484,13 +491,14 @@ def print_report(res: dict):
           f"{m['load_avg_start']:.1f} -> {m['load_avg_end']:.1f} on {m['cpu_count']} CPUs")
     print("\nrollout (model-written tokens/s, trajectories/s)")
     print(f"{'shape':>6} | {'batched tok/s':>13} | {'traj/s':>7} | {'sequential tok/s':>16} | {'traj/s':>7} | "
-          f"{'speedup':>7} | {'decode pad':>10}")
+          f"{'speedup':>7} | {'tokens':>7} | {'in engine':>9}")
     for r in res["rollout"]:
         b, s = r["batched"], r.get("sequential")
         seq = f"{s['tokens_per_s']:>16.1f} | {s['trajectories_per_s']:>7.3f} | {r['speedup']:>6.2f}x" if s \
             else f"{'-':>16} | {'-':>7} | {'-':>7}"
+        in_engine = b["profile"].get("engine_s", float("nan")) / b["seconds"]
         print(f"{r['batch_size']}x{r['num_generations']:<4} | {b['tokens_per_s']:>13.1f} | "
-              f"{b['trajectories_per_s']:>7.3f} | {seq} | {b['profile']['decode_padding_share']:>10.0%}")
+              f"{b['trajectories_per_s']:>7.3f} | {seq} | {b['tokens']:>7} | {in_engine:>9.0%}")
     rl = res["rl_step"]
     print(f"\nRL step at {rl['batch_size']}x{rl['num_generations']} ({rl['step_s']:.2f} s, mean of {rl['steps']})")
     for phase, seconds in rl["phases_s"].items():

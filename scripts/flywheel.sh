@@ -11,12 +11,12 @@ cd "$(dirname "$0")/.."
 
 START=${START:-agent_best}        # the checkpoint to improve (a name in out/)
 TAG=${TAG:-flywheel}              # prefix of everything this turn writes
-WEAKEST=${WEAKEST:-2}             # categories to rejection-sample, the weakest first
+WEAKEST=${WEAKEST:-3}             # categories to rejection-sample, the weakest first
 K=${K:-8}                         # trajectories sampled per prompt
 MIX_RATIO=${MIX_RATIO:-0.5}       # share of rehearsed original SFT conversations
 SFT_EPOCHS=${SFT_EPOCHS:-2}
 SFT_LR=${SFT_LR:-2e-4}
-RL_STEPS=${RL_STEPS:-200}
+RL_STEPS=${RL_STEPS:-100}
 SEED=${SEED:-42}
 CASES=dataset/eval_toolcall.jsonl
 
@@ -37,5 +37,5 @@ echo "== 4. agent RL from the consolidated checkpoint ($RL_STEPS steps)"
 python trainer/train_agent.py --from_weight "${TAG}_sft" --save_weight "$TAG" --max_steps "$RL_STEPS" \
     --eval_interval 50 --seed "$SEED"
 
-echo "== 5. evaluate the result"
-python scripts/eval_toolcall.py --weight "${TAG}_best" --cases "$CASES" --out "out/${TAG}_eval.json"
+echo "== 5. evaluate the final weights of the RL run (its best evaluation was picked on this same set)"
+python scripts/eval_toolcall.py --weight "$TAG" --cases "$CASES" --out "out/${TAG}_eval.json"
