@@ -149,6 +149,20 @@ def test_sampling_follows_the_tempered_distribution_and_top_p():
     assert torch.allclose(freq, torch.tensor([0, p[1], p[2], 0, 0]) / (p[1] + p[2]), atol=0.01)
 
 
+def test_kv_buffer_appends_in_place_and_grows():
+    from trainer.rollout_engine import KVBuffer
+
+    cache, ks = KVBuffer(capacity=3), []
+    for t in (2, 1, 4):  # past the capacity on the third write
+        k = torch.randn(2, 1, t, 4)
+        out_k, out_v = cache.update(k, -k, 0)
+        ks.append(k)
+        assert torch.equal(out_k, torch.cat(ks, 2)) and torch.equal(out_v, -torch.cat(ks, 2))
+    assert cache.get_seq_length() == 7 and cache.get_seq_length(1) == 0
+    cache.reorder_cache(torch.tensor([1, 1, 0]))
+    assert torch.equal(cache.keys[0][:, :, :7], torch.cat(ks, 2)[[1, 1, 0]])
+
+
 def test_next_turn_continues_from_the_kept_cache(tok):
     """With reuse_prefix a prompt that extends a row of the previous call is prefilled from its kept K/V:
     the same tokens and log-probs as a fresh prefill of the whole context, and nothing kept across new weights."""
