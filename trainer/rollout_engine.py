@@ -187,9 +187,10 @@ class TorchRolloutEngine(RolloutEngine):
         return input_ids.to(self.device), attention_mask.to(self.device)
 
     def prefill(self, prompt_ids, cache):
-        """Logits of the next token (B, V) and the attention mask (B, T); fills `cache`. Each distinct prompt
-        goes through the model once (the G copies of a prompt, and trajectories that sampled the same turn, get
-        the same logits and cache rows), and from its longest kept prefix when there is one."""
+        """Logits of the next token (B, V) and the attention mask (B, T); fills `cache`. Runs inside sample()'s
+        autocast context. Each distinct prompt goes through the model once (the G copies of a prompt, and
+        trajectories that sampled the same turn, get the same logits and cache rows), and from its longest kept
+        prefix when there is one."""
         first_row = {}
         source = [first_row.setdefault(tuple(p), len(first_row)) for p in prompt_ids]  # row -> distinct row
         distinct = [list(p) for p in first_row]
@@ -198,9 +199,8 @@ class TorchRolloutEngine(RolloutEngine):
             logits, attention_mask = self.prefill_after_kept(distinct, matches, cache)
         else:
             input_ids, attention_mask = self.left_pad(distinct)
-            with autocast(self.device, self.dtype):
-                logits = self.model(input_ids, attention_mask=attention_mask, cache=cache, use_cache=True,
-                                    logits_to_keep=1).logits[:, -1]
+            logits = self.model(input_ids, attention_mask=attention_mask, cache=cache, use_cache=True,
+                                logits_to_keep=1).logits[:, -1]
         if len(distinct) < len(prompt_ids):
             index = torch.tensor(source, device=self.device)
             cache.reorder_cache(index)  # (distinct, ...) -> (B, ...)
@@ -229,9 +229,8 @@ class TorchRolloutEngine(RolloutEngine):
         for layer_idx, (k, v) in enumerate(past):
             cache.update(k, v, layer_idx)
         input_ids, attention_mask = input_ids.to(self.device), attention_mask.to(self.device)
-        with autocast(self.device, self.dtype):
-            logits = self.model(input_ids, attention_mask=attention_mask, cache=cache, use_cache=True,
-                                logits_to_keep=1).logits[:, -1]
+        logits = self.model(input_ids, attention_mask=attention_mask, cache=cache, use_cache=True,
+                            logits_to_keep=1).logits[:, -1]
         return logits, attention_mask
 
     @staticmethod
