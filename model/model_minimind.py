@@ -138,12 +138,18 @@ class Attention(nn.Module):
         self.q_norm = RMSNorm(self.head_dim, config.rms_norm_eps)
         self.k_norm = RMSNorm(self.head_dim, config.rms_norm_eps)
 
+    def qkv(self, x):
+        """The query, key and value projections of x (one method, so that a sampling engine can run the three
+        as one fused matmul: see trainer/rollout_engine.PackedLinears)."""
+        return self.q_proj(x), self.k_proj(x), self.v_proj(x)
+
     def forward(self, x, cos, sin, attn_mask, cache: Cache | None):
         B, T, _ = x.shape
         hd = self.head_dim
-        q = self.q_norm(self.q_proj(x).view(B, T, self.n_heads, hd)).transpose(1, 2)  # (B, H, T, hd)
-        k = self.k_norm(self.k_proj(x).view(B, T, self.n_kv_heads, hd)).transpose(1, 2)  # (B, Hkv, T, hd)
-        v = self.v_proj(x).view(B, T, self.n_kv_heads, hd).transpose(1, 2)  # (B, Hkv, T, hd)
+        q, k, v = self.qkv(x)
+        q = self.q_norm(q.view(B, T, self.n_heads, hd)).transpose(1, 2)  # (B, H, T, hd)
+        k = self.k_norm(k.view(B, T, self.n_kv_heads, hd)).transpose(1, 2)  # (B, Hkv, T, hd)
+        v = v.view(B, T, self.n_kv_heads, hd).transpose(1, 2)  # (B, Hkv, T, hd)
         q = apply_rope(q, cos, sin)
         k = apply_rope(k, cos, sin)
         if cache is not None:
@@ -184,8 +190,13 @@ class FeedForward(nn.Module):
         self.up_proj = nn.Linear(hidden_size, intermediate_size, bias=False)
         self.down_proj = nn.Linear(intermediate_size, hidden_size, bias=False)
 
+    def gate_up(self, x):
+        """The two input projections (one method, so that a sampling engine can fuse them, as qkv)."""
+        return self.gate_proj(x), self.up_proj(x)
+
     def forward(self, x):
-        return self.down_proj(F.silu(self.gate_proj(x)) * self.up_proj(x))
+        gate, up = self.gate_up(x)
+        return self.down_proj(F.silu(gate) * up)
 
 
 class MoEFeedForward(nn.Module):

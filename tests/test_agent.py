@@ -10,7 +10,9 @@ import torch
 from dataset.lm_dataset import encode, render
 from model.model_minimind import MiniMindConfig, MiniMindForCausalLM, save_minimind
 from trainer import train_agent
-from trainer.rollout_engine import RolloutEngine, RolloutResult, TorchRolloutEngine, compute_per_token_logps
+from trainer.rollout_engine import (
+    PackedLinears, RolloutEngine, RolloutResult, TorchRolloutEngine, compute_per_token_logps,
+)
 from trainer.train_agent import (
     TOOLS, RewardGuards, Trajectory, calculate_rewards, gt_in_text, rollout_batch, validate_gt_in_text,
 )
@@ -149,11 +151,40 @@ def test_sampling_follows_the_tempered_distribution_and_top_p():
     assert torch.allclose(freq, torch.tensor([0, p[1], p[2], 0, 0]) / (p[1] + p[2]), atol=0.01)
 
 
+@pytest.mark.skipif(not PackedLinears.supported("cpu", "bfloat16"), reason="no oneDNN bf16 linear here")
+def test_packed_weights_sample_the_same_tokens_and_logps(tok):
+    """bf16 sampling with prepacked, fused weights is the autocast computation, number for number; the model
+    gets its own methods back afterwards, and new weights are packed again."""
+    model = tiny_model()
+    packed = TorchRolloutEngine(model, tok.eos_token_id, tok.pad_token_id, dtype="bfloat16")
+    plain = TorchRolloutEngine(model, tok.eos_token_id, tok.pad_token_id, dtype="bfloat16", pack_weights=False)
+    assert packed.pack_weights and not plain.pack_weights
+    prompts = [encode(tok, render(tok, weather_prompt(), TOOLS, add_generation_prompt=True)), [1, 50, 60, 70]]
+    for temperature in (0.0, 0.9):
+        outs = []
+        for engine in (packed, plain):
+            torch.manual_seed(3)
+            outs.append(engine.rollout(prompts, max_new_tokens=16, temperature=temperature))
+        assert outs[0].completion_ids == outs[1].completion_ids
+        assert torch.allclose(torch.tensor(sum(outs[0].logps, [])), torch.tensor(sum(outs[1].logps, [])),
+                              atol=1e-5)
+    patched = [m for m in model.modules() if {"forward", "qkv", "gate_up"} & set(vars(m))]
+    assert patched == []
+    with torch.no_grad():  # an optimizer step: the next rollout must use the new weights
+        for p in model.parameters():
+            p.add_(0.05 * torch.randn_like(p))
+    outs = []
+    for engine in (packed, plain):
+        torch.manual_seed(3)
+        outs.append(engine.rollout(prompts, max_new_tokens=16, temperature=0.0))
+    assert outs[0].completion_ids == outs[1].completion_ids
+
+
 def test_kv_buffer_appends_in_place_and_grows():
     from trainer.rollout_engine import KVBuffer
 
-    cache, ks = KVBuffer(capacity=3), []
-    for t in (2, 1, 4):  # past the capacity on the third write
+    cache, ks = KVBuffer(room=1), []
+    for t in (2, 1, 4):  # 2 + room 1 = 3 positions: past them on the third write
         k = torch.randn(2, 1, t, 4)
         out_k, out_v = cache.update(k, -k, 0)
         ks.append(k)
