@@ -278,6 +278,10 @@ def build_attention_mask(attention_mask, past_len: int, q_len: int, device):
     S = past_len + q_len
     if attention_mask.shape[-1] != S:
         raise ValueError(f"attention_mask covers {attention_mask.shape[-1]} positions, expected {S}")
+    if q_len == 1:  # one new token (decoding): every real position before it, and itself
+        mask = attention_mask != 0
+        mask[:, -1] = True
+        return mask[:, None, None, :]
     q_pos = torch.arange(past_len, S, device=device)[:, None]  # (T, 1)
     k_pos = torch.arange(S, device=device)[None, :]  # (1, S)
     causal = k_pos <= q_pos  # (T, S)
@@ -290,6 +294,8 @@ def positions_from_mask(attention_mask, past_len: int, q_len: int, device):
     """Position ids (B, T) that skip left padding, so a padded row sees the same positions as alone."""
     if attention_mask is None:
         return torch.arange(past_len, past_len + q_len, device=device)[None]
+    if q_len == 1:  # decoding: the number of real tokens before the new one
+        return (attention_mask.sum(-1, keepdim=True) - 1).clamp(min=0)
     pos = attention_mask.long().cumsum(-1) - 1
     return pos.clamp(min=0)[:, past_len:past_len + q_len]
 

@@ -23,8 +23,8 @@ a backward costs twice the forward. So an SFT step is 6 * N_body * tokens + 6 * 
 Both counts use padded tokens: padding is work the machine does.
 
 Simplifications: no thinking prompts (open_thinking off for every trajectory), no reward model. Rollouts run
---rounds times per shape on different prompts, batched then sequential each round, after one warm-up; the
-other measurements run once after a warm-up (sampling makes lengths vary: compare rates, not times).
+--rounds times per shape on different prompts, batched then sequential each round, after an untimed warm-up round
+at that shape; the other measurements run once after a warm-up (sampling makes lengths vary: compare rates, not times).
 
 Run (the shipped CPU model, full size; minutes):
     python scripts/bench_agent_rl.py --out bench.json
@@ -63,8 +63,9 @@ from trainer.train_agent import (
 from trainer.trainer_utils import DTYPES, add_model_args, autocast, default_dtype, init_model, resolve_device
 
 # settings that differ between the full benchmark and the smoke run; a flag given explicitly wins
+MIN_TRAJECTORIES = 64  # per rollout shape, by default
 FULL = {"shapes": "2x4,8x8", "max_gen_len": 256, "max_turns": 3, "peak_sizes": "2048,4096", "peak_repeats": 5,
-        "rl_steps": 2, "sft_steps": 3, "sft_batch_size": 16, "rounds": 3}
+        "rl_steps": 2, "sft_steps": 3, "sft_batch_size": 16, "rounds": 0}
 QUICK = {"shapes": "2x4", "max_gen_len": 16, "max_turns": 2, "peak_sizes": "256", "peak_repeats": 2,
          "rl_steps": 1, "sft_steps": 1, "sft_batch_size": 4, "rounds": 1}
 
@@ -88,7 +89,8 @@ def parse_args(argv=None):
     parser.add_argument("--top_p", type=float, default=1.0)
     parser.add_argument("--skip_sequential", action="store_true", help="measure rollout_batch alone")
     parser.add_argument("--rounds", type=int, default=None, help="rollout rounds per shape, each on other prompts "
-                        "(batched, then sequential); the rates are over all rounds")
+                        "(batched, then sequential); the rates are over all rounds. 0: at least 3, and enough for "
+                        f"{MIN_TRAJECTORIES} trajectories (2x4: 8 rounds; fewer and one round's prompts sway it)")
     parser.add_argument("--rl_shape", default=None, help="shape of the timed RL step (default: the first shape)")
     parser.add_argument("--rl_steps", type=int, default=None, help="timed RL steps (after one warm-up step)")
     parser.add_argument("--train_micro_batch", type=int, default=8, help="sequences per RL forward/backward")
@@ -109,6 +111,12 @@ def parse_args(argv=None):
     args.device = resolve_device(args.device)
     args.dtype = args.dtype or default_dtype(args.device)
     return args
+
+
+def rounds_for(args, batch_size: int, num_generations: int) -> int:
+    if args.rounds > 0:
+        return args.rounds
+    return max(3, -(-MIN_TRAJECTORIES // (batch_size * num_generations)))
 
 
 def parse_shape(text: str):
@@ -312,15 +320,17 @@ def bench_rollout(model, tok, dataset, args, batch_size: int, num_generations: i
     """Batched and sequential rollouts of the same prompts, round after round (each round on other prompts), so
     a busy spell of the machine hits both."""
     targs = trainer_args(args, batch_size, num_generations)
-    result = {"batch_size": batch_size, "num_generations": num_generations, "rounds": args.rounds}
+    rounds = rounds_for(args, batch_size, num_generations)
+    result = {"batch_size": batch_size, "num_generations": num_generations, "rounds": rounds}
     batched, sequential = [], []
-    for r in range(args.rounds):
+    for r in range(-1, rounds):  # round -1 warms both paths up at this shape (kernels, memory) and is not timed
         items = pick_prompts(dataset, batch_size, args.seed + r)
         torch.manual_seed(args.seed + r)
         batched.append(batched_rollout(model, tok, items, num_generations, targs))
         if not args.skip_sequential:
             torch.manual_seed(args.seed + r)
             sequential.append(sequential_rollout(model, tok, items, num_generations, targs))
+    batched, sequential = batched[1:], sequential[1:]
     result["batched"] = asdict(combine(batched))
     if sequential:
         result["sequential"] = asdict(combine(sequential))
@@ -538,12 +548,6 @@ def main(argv=None):
                          " + 4 * layers * attn_width * seq_len * tokens (padded tokens); RL update = policy "
                          "train + reference forward",
     }
-    # warm-up: one short trajectory through each path
-    warm = trainer_args(args, 1, 1)
-    warm.max_turns, warm.max_gen_len = 1, min(8, args.max_gen_len)
-    batched_rollout(model, tok, pick_prompts(dataset, 1, args.seed), 1, warm)
-    if not args.skip_sequential:
-        sequential_rollout(model, tok, pick_prompts(dataset, 1, args.seed), 1, warm)
     res["rollout"] = [bench_rollout(model, tok, dataset, args, b, g) for b, g in shapes]
     res["rl_step"] = bench_rl_step(model, tok, dataset, args, flops, peak["flops_per_s"])
     res["sft_step"] = bench_sft(model, tok, args, flops, peak["flops_per_s"])

@@ -201,20 +201,23 @@ class PackedLinears:
     def linears(self):
         return [m for m in self.model.modules() if isinstance(m, nn.Linear)]
 
+    FUSED = {"qkv": ("q_proj", "k_proj", "v_proj"), "gate_up": ("gate_proj", "up_proj")}  # method: linears
+
     @torch.no_grad()
     def pack(self):
-        self.forwards = {}
+        self.forwards, fused_parts = {}, set()
         for m in self.model.modules():
-            if isinstance(m, nn.Linear):
-                bias = m.bias.detach().to(torch.bfloat16) if m.bias is not None else None
-                self.forwards[m] = {"forward": functools.partial(_packed_linear, _pack(m.weight), bias)}
-            fused = {"qkv": ("q_proj", "k_proj", "v_proj"), "gate_up": ("gate_proj", "up_proj")}
-            for method, names in fused.items():
+            for method, names in self.FUSED.items():
                 parts = [getattr(m, name, None) for name in names]
                 if hasattr(m, method) and all(isinstance(p, nn.Linear) and p.bias is None for p in parts):
                     weight = _pack(torch.cat([p.weight for p in parts]))
                     sizes = [p.out_features for p in parts]
                     self.forwards.setdefault(m, {})[method] = functools.partial(_packed_split, weight, sizes)
+                    fused_parts.update(parts)
+        for m in self.model.modules():
+            if isinstance(m, nn.Linear) and m not in fused_parts:  # (the fused ones are never called alone)
+                bias = m.bias.detach().to(torch.bfloat16) if m.bias is not None else None
+                self.forwards[m] = {"forward": functools.partial(_packed_linear, _pack(m.weight), bias)}
 
     @contextlib.contextmanager
     def applied(self):

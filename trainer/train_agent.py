@@ -784,9 +784,13 @@ def rollout_batch(rollout_engine, tokenizer, messages_batch, tools_batch, num_ge
     [i*G, (i+1)*G))."""
     trajs, traj_tools = [], []
     for i, (messages, tools) in enumerate(zip(messages_batch, tools_batch)):
+        rendered = {}  # thinking -> prompt ids: a prompt's G copies are rendered and tokenized once
         for g in range(num_generations):
             thinking = open_thinking[i * num_generations + g] if open_thinking is not None else False
-            trajs.append(start_trajectory(tokenizer, messages, tools, thinking))
+            if thinking not in rendered:
+                rendered[thinking] = start_trajectory(tokenizer, messages, tools, thinking).prompt_ids
+            trajs.append(Trajectory(prompt_ids=list(rendered[thinking]), messages=copy.deepcopy(messages),
+                                    open_thinking=thinking))
             traj_tools.append(tools)
     for turn in range(args.max_turns):
         active = [k for k, t in enumerate(trajs) if not t.done]
