@@ -92,7 +92,11 @@ def sample_next(logits, temperature: float, top_p: float, generator=None):
     cdf = probs.cumsum(-1)
     u = torch.rand((probs.shape[0], 1), generator=generator, device=probs.device) * cdf[:, -1:]
     token = torch.searchsorted(cdf, u, right=True).squeeze(-1).clamp_(max=probs.shape[-1] - 1)
-    return token, logps_of(scaled, token)
+    if top_p < 1.0:
+        return token, logps_of(scaled, token)  # under the full softmax, not the truncated one
+    # log of the sampled token's probability: log_softmax at that token, without a second pass over the
+    # vocabulary (a token is only drawn where its probability is above 0, so the log is finite)
+    return token, probs.gather(-1, token[:, None]).squeeze(-1).log()
 
 
 def row_budgets(prompt_ids, max_new_tokens: int, max_length: int | None = None) -> list:
