@@ -168,8 +168,15 @@ def test_packed_weights_sample_the_same_tokens_and_logps(tok):
         assert outs[0].completion_ids == outs[1].completion_ids
         assert torch.allclose(torch.tensor(sum(outs[0].logps, [])), torch.tensor(sum(outs[1].logps, [])),
                               atol=1e-5)
-    patched = [m for m in model.modules() if {"forward", "qkv", "gate_up"} & set(vars(m))]
-    assert patched == []
+    def patched():
+        return [m for m in model.modules() if {"forward", "qkv", "gate_up"} & set(vars(m))]
+
+    assert patched() == []
+    with packed.packed.applied():  # two sampling threads (the server): the last one out restores
+        with packed.packed.applied():
+            assert len(patched()) == 2 * 4 + 1  # per layer: qkv, o_proj, gate_up, down_proj; the LM head
+        assert len(patched()) == 9
+    assert patched() == []
     with torch.no_grad():  # an optimizer step: the next rollout must use the new weights
         for p in model.parameters():
             p.add_(0.05 * torch.randn_like(p))
