@@ -46,11 +46,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from safetensors import SafetensorError
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from transformers.cache_utils import DynamicCache
 
 from dataset.lm_dataset import encode, render
 from model.model_minimind import load_model_dir, weight_path
-from trainer.rollout_engine import TorchRolloutEngine, sample_next
+from trainer.rollout_engine import KVBuffer, TorchRolloutEngine, sample_next
 from trainer.train_agent import parse_tool_call_body
 from trainer.trainer_utils import (
     TOKENIZER_DIR, add_model_args, autocast, default_dtype, init_model, resolve_device,
@@ -231,10 +230,12 @@ class Generator:
         eos = self.tokenizer.eos_token_id
         gen = torch.Generator().manual_seed(seed) if seed is not None else None
         with self.slots, self.weights.read():
-            cache = DynamicCache()
+            cache = KVBuffer(room=max_new_tokens)
             ids = torch.tensor([prompt_ids], device=self.device)
             for _ in range(max_new_tokens):
-                with autocast(self.device, self.dtype):
+                # per token: the generator may resume on another thread, and autocast is per thread. With the
+                # engine's packed weights autocast has no weights left to cast, so entering it costs little
+                with autocast(self.device, self.dtype), self.engine.packed_weights():
                     logits = self.model(ids, cache=cache, use_cache=True, logits_to_keep=1).logits[:, -1]
                 token, _ = sample_next(logits, temperature, top_p, generator=gen)
                 t = int(token[0])

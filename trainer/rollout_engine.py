@@ -275,6 +275,10 @@ class TorchRolloutEngine(RolloutEngine):
         self.pack_weights = pack_weights and PackedLinears.supported(device, dtype)
         self.packed = PackedLinears(model) if self.pack_weights else None
 
+    def packed_weights(self):
+        """A context in which the model runs on the packed weights (nothing where packing is off)."""
+        return self.packed.applied() if self.packed is not None else contextlib.nullcontext()
+
     def update_policy(self, model):
         self.kept = {}  # K/V computed with the old weights
         if self.pack_weights:  # packed from the new weights at the next call
@@ -376,8 +380,7 @@ class TorchRolloutEngine(RolloutEngine):
         self.model.eval()
         # one autocast context for the whole loop: autocast keeps the low-precision copies of the weights it
         # makes for the duration of a context, so they are cast once per call instead of once per token
-        packed = self.packed.applied() if self.packed is not None else contextlib.nullcontext()
-        with autocast(self.device, self.dtype), packed:
+        with autocast(self.device, self.dtype), self.packed_weights():
             cache = KVBuffer(room=max(budgets))
             logits, attention_mask = self.prefill(prompt_ids, cache)
             rows = list(range(B))  # batch row j samples for prompt rows[j]; finished rows are dropped from the batch
