@@ -17,6 +17,7 @@ MIX_RATIO=${MIX_RATIO:-0.5}       # share of rehearsed original SFT conversation
 SFT_EPOCHS=${SFT_EPOCHS:-2}
 SFT_LR=${SFT_LR:-2e-4}
 RL_STEPS=${RL_STEPS:-100}
+RL_WEIGHTS=${RL_WEIGHTS:-}        # --category_weights of the RL stage, e.g. parallel=3,chained=3,correction=2
 SEED=${SEED:-42}
 CASES=dataset/eval_toolcall.jsonl
 
@@ -35,7 +36,7 @@ python trainer/train_full_sft.py --from_weight "$START" --data_path "dataset/${T
 
 echo "== 4. agent RL from the consolidated checkpoint ($RL_STEPS steps)"
 python trainer/train_agent.py --from_weight "${TAG}_sft" --save_weight "$TAG" --max_steps "$RL_STEPS" \
-    --eval_interval 50 --seed "$SEED"
+    --eval_interval 50 --seed "$SEED" ${RL_WEIGHTS:+--category_weights "$RL_WEIGHTS"}
 
 echo "== 5. evaluate the final weights of the RL run (its best evaluation was picked on this same set)"
 python scripts/eval_toolcall.py --weight "$TAG" --cases "$CASES" --out "out/${TAG}_eval.json"
