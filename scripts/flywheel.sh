@@ -13,6 +13,7 @@ START=${START:-agent_best}        # the checkpoint to improve (a name in out/)
 TAG=${TAG:-flywheel}              # prefix of everything this turn writes
 WEAKEST=${WEAKEST:-3}             # categories to rejection-sample, the weakest first
 K=${K:-8}                         # trajectories sampled per prompt
+SELF_REHEARSAL=${SELF_REHEARSAL:-0}  # 1: also keep one own correct trajectory per prompt of the other categories
 MIX_RATIO=${MIX_RATIO:-0.5}       # share of rehearsed original SFT conversations
 SFT_EPOCHS=${SFT_EPOCHS:-2}
 SFT_LR=${SFT_LR:-2e-4}
@@ -27,6 +28,12 @@ python scripts/eval_toolcall.py --weight "$START" --cases "$CASES" --out "out/${
 echo "== 2. rejection-sample the $WEAKEST weakest categories ($K per prompt)"
 python scripts/rejection_sample.py --weight "$START" --profile "out/${TAG}_start_eval.json" \
     --weakest "$WEAKEST" --k "$K" --seed "$SEED" --out "dataset/${TAG}_rs.jsonl"
+if [ "$SELF_REHEARSAL" = 1 ]; then
+    echo "== 2b. self-rehearsal: one correct trajectory per prompt of the other categories"
+    python scripts/rejection_sample.py --weight "$START" --profile "out/${TAG}_start_eval.json" \
+        --weakest "$WEAKEST" --rest 1 --k 4 --max_per_prompt 1 --seed "$SEED" --out "dataset/${TAG}_self.jsonl"
+    cat "dataset/${TAG}_self.jsonl" >> "dataset/${TAG}_rs.jsonl"
+fi
 
 echo "== 3. incremental SFT from $START on the accepted trajectories, rehearsing the original data"
 python trainer/train_full_sft.py --from_weight "$START" --data_path "dataset/${TAG}_rs.jsonl" \

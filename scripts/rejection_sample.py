@@ -54,6 +54,8 @@ def parse_args(argv=None):
     parser.add_argument("--categories", default="", help="only these categories, comma-separated")
     parser.add_argument("--profile", default=None, help="a behaviour profile JSON: sample its weakest categories")
     parser.add_argument("--weakest", type=int, default=2, help="with --profile: how many categories")
+    parser.add_argument("--rest", type=int, default=0, choices=[0, 1],
+                        help="with --profile: sample the categories other than the --weakest instead (self-rehearsal)")
     parser.add_argument("--max_prompts", type=int, default=0, help="at most this many prompts (0 = all)")
     parser.add_argument("--k", type=int, default=8, help="trajectories sampled per prompt")
     parser.add_argument("--max_per_prompt", type=int, default=2, help="distinct accepted trajectories kept")
@@ -202,8 +204,12 @@ def select_items(dataset, args) -> list:
             by_category = json.load(f)["by_category"]
         # a behaviour profile maps category -> completion; an eval_toolcall --out report, category -> metrics
         by_category = {c: v["task_completion"] if isinstance(v, dict) else v for c, v in by_category.items()}
-        categories = sorted(by_category, key=by_category.get)[:args.weakest]
-        print(f"weakest categories in {args.profile}: "
+        ranked = sorted(by_category, key=by_category.get)
+        categories = ranked[args.weakest:] if args.rest else ranked[:args.weakest]
+        if not categories:
+            raise ValueError(f"--rest 1: {args.profile} has no categories beyond the {args.weakest} weakest")
+        which = "other" if args.rest else "weakest"
+        print(f"{which} categories in {args.profile}: "
               + ", ".join(f"{c} {by_category[c]:.3f}" for c in categories))
     items = [it for it in dataset.items if not categories or it["category"] in categories]
     if categories and not items:

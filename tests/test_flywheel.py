@@ -234,3 +234,23 @@ def test_groups_with_equal_rewards_are_left_out_of_the_update(tmp_path, tok):
         informative_groups = round((1 - m["zero_std_groups"]) * 2)  # 2 prompts per step
         assert m["trained_samples"] == 2 * informative_groups  # 2 generations per prompt
     assert any(m["trained_samples"] for m in metrics)
+
+
+def test_profile_picks_the_weakest_categories_or_the_rest(tmp_path):
+    profile = tmp_path / "profile.json"
+    profile.write_text(json.dumps({"by_category": {"single": 0.9, "chained": 0.5, "parallel": 0.6,
+                                                   "no_tool": {"task_completion": 0.95}}}))
+    items = [{"category": c, "prompt": f"{c} {i}"} for c in ("single", "chained", "parallel", "no_tool")
+             for i in range(3)]
+    pool = argparse.Namespace(items=items)
+
+    def picked(**kw):
+        args = argparse.Namespace(categories="", profile=str(profile), weakest=2, rest=0, max_prompts=0,
+                                  seed=0, data_path="pool.jsonl")
+        vars(args).update(kw)
+        return sorted({it["category"] for it in rs.select_items(pool, args)})
+
+    assert picked() == ["chained", "parallel"]
+    assert picked(rest=1) == ["no_tool", "single"]
+    with pytest.raises(ValueError, match="no categories beyond the 4 weakest"):
+        picked(rest=1, weakest=4)
