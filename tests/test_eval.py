@@ -96,3 +96,31 @@ def test_rl_dataset_errors_and_skipping(tmp_path):
     path = write(tmp_path, [json.dumps(good)] + list(cases))
     ds = AgentRLDataset(path, known_tools={"calculate_math"}, skip_bad_lines=True)
     assert len(ds) == 1 and ds.stats["skipped"] == len(cases)
+
+
+def write_report(path, outcomes, prompts=None):
+    """A minimal eval_toolcall.py --out report: one case per (category, completed)."""
+    cases = [{"prompt": (prompts or [f"q{i}" for i in range(len(outcomes))])[i], "category": cat,
+              "completed": done, "calls": []} for i, (cat, done) in enumerate(outcomes)]
+    path.write_text(json.dumps({"summary": {}, "cases": cases}))
+    return str(path)
+
+
+def test_compare_evals_counts_flips_and_fragile_losses(tmp_path):
+    from scripts import compare_evals
+    before = write_report(tmp_path / "a.json", [("single", True), ("single", True), ("chained", False),
+                                                ("chained", True)])
+    after = write_report(tmp_path / "b.json", [("single", False), ("single", True), ("chained", True),
+                                               ("chained", False)])
+    # samples of `before`: case 0 solved 1 of 2 times (fragile), case 1 and 3 both times (solid)
+    s1 = write_report(tmp_path / "s1.json", [("single", True), ("single", True), ("chained", False),
+                                             ("chained", True)])
+    s2 = write_report(tmp_path / "s2.json", [("single", False), ("single", True), ("chained", True),
+                                             ("chained", True)])
+    cmp = compare_evals.main([before, after, "--samples", s1, s2])
+    assert cmp.by_category == {"chained": (2, 1, 1), "single": (2, 2, 1)}
+    assert [(f.index, f.won, f.sample_passes) for f in cmp.flips] == [(0, False, 1), (2, True, 1), (3, False, 2)]
+    assert (cmp.fragile, cmp.solid) == (1, 2)
+    other = write_report(tmp_path / "c.json", [("single", True)] * 4, prompts=["q0", "q1", "other", "q3"])
+    with pytest.raises(ValueError, match="case 2 is 'other'"):
+        compare_evals.main([before, other])
