@@ -528,3 +528,19 @@ def test_rollback_restores_the_best_weights(tmp_path, tok, monkeypatch):
     step2 = torch.load(out / "agent_step2_64.pth", weights_only=True)
     assert all(torch.equal(final[k], best[k]) for k in best)
     assert any(not torch.equal(step2[k], best[k]) for k in best)
+
+
+def test_group_advantages_normalise_per_group_or_only_centre():
+    rewards = torch.tensor([3.0, 1.0, 1.0, 1.0,  # one success among failures
+                            2.0, 2.0, 2.0, 2.0,  # no signal
+                            2.0, 2.02, 2.0, 2.0])  # a repetition-penalty sized difference
+    adv, std = train_agent.group_advantages(rewards, 4, adv_clip=0.0)
+    assert torch.allclose(std, torch.tensor([1.0, 0.0, 0.01]), atol=1e-6)
+    assert torch.allclose(adv[:4], torch.tensor([1.5, -0.5, -0.5, -0.5]), atol=1e-3)
+    assert torch.equal(adv[4:8], torch.zeros(4))
+    assert adv[9].item() == pytest.approx(1.5 * 0.01 / (0.01 + 1e-4), rel=1e-3)  # amplified to +-1.5
+    clipped, _ = train_agent.group_advantages(rewards, 4, adv_clip=1.0)
+    assert clipped.max().item() == 1.0 and clipped.min().item() == pytest.approx(-0.5, abs=1e-3)
+    centred, _ = train_agent.group_advantages(rewards, 4, adv_clip=2.0, scale="none")
+    assert torch.allclose(centred[:4], torch.tensor([1.5, -0.5, -0.5, -0.5]))
+    assert torch.allclose(centred[8:], torch.tensor([-0.005, 0.015, -0.005, -0.005]), atol=1e-6)

@@ -1083,6 +1083,8 @@ def parse_args(argv=None):
     parser.add_argument("--epsilon", type=float, default=0.2, help="GRPO clip range")
     parser.add_argument("--epsilon_high", type=float, default=5.0, help="CISPO upper clip of the ratio")
     parser.add_argument("--adv_clip", type=float, default=2.0, help="clip advantages to [-x, x]; 0 = off")
+    parser.add_argument("--scale_rewards", default="group", choices=["group", "none"],
+                        help="divide each group's centred rewards by its std (group) or not (none)")
     parser.add_argument("--grad_clip", type=float, default=1.0)
     parser.add_argument("--train_micro_batch", type=int, default=8, help="sequences per forward/backward")
     # --- runtime ---
@@ -1186,12 +1188,16 @@ def build_train_batch(trajs, advantages, pad_token_id, eos_token_id, max_total_l
     return TrainBatch(input_ids, completion_mask[:, 1:], old_logps[:, 1:], advantages)
 
 
-def group_advantages(rewards: torch.Tensor, num_generations: int, adv_clip: float):
-    """(r - group mean) / (group std + 1e-4), per prompt; returns advantages, per-group std."""
+def group_advantages(rewards: torch.Tensor, num_generations: int, adv_clip: float, scale: str = "group"):
+    """(r - group mean) / (group std + 1e-4), per prompt; returns advantages, per-group std.
+
+    scale="none" leaves out the division (as Dr. GRPO does): a group whose rewards differ only by a few
+    hundredths (a repetition penalty, say) then gets advantages of a few hundredths, not of +-1."""
     grouped = rewards.view(-1, num_generations)  # (B, G)
     mean, std = grouped.mean(1, keepdim=True), grouped.std(1, keepdim=True) if num_generations > 1 \
         else torch.zeros_like(grouped[:, :1])
-    advantages = ((grouped - mean) / (std + 1e-4)).flatten()
+    centred = grouped - mean
+    advantages = (centred / (std + 1e-4) if scale == "group" else centred).flatten()
     if adv_clip > 0:
         advantages = advantages.clamp(-adv_clip, adv_clip)
     return advantages, std.flatten()
@@ -1286,7 +1292,7 @@ def rl_train_epoch(state: TrainState, dataset, batches, epoch: int, start_batch:
         totals = torch.tensor([r.total for r in rewards])
 
         # Phase 3: group-normalised advantages (a group whose rewards are all equal gets 0: no signal)
-        advantages, group_std = group_advantages(totals, G, args.adv_clip)
+        advantages, group_std = group_advantages(totals, G, args.adv_clip, args.scale_rewards)
 
         # Phase 4: policy and reference log-probs on the padded batch, CISPO/GRPO loss, backward.
         # A group whose rewards are all equal has zero advantage everywhere: with --skip_zero_std it is left
