@@ -254,3 +254,27 @@ def test_profile_picks_the_weakest_categories_or_the_rest(tmp_path):
     assert picked(rest=1) == ["no_tool", "single"]
     with pytest.raises(ValueError, match="no categories beyond the 4 weakest"):
         picked(rest=1, weakest=4)
+
+
+def test_average_weights_is_the_parameter_mean_with_tied_embeddings(tmp_path):
+    from model.model_minimind import MiniMindForCausalLM, load_minimind
+    from scripts import average_weights
+
+    config = MiniMindConfig(hidden_size=64, num_hidden_layers=2)
+    models = []
+    for seed in range(3):
+        torch.manual_seed(seed)
+        models.append(MiniMindForCausalLM(config))
+        save_minimind(models[-1], str(tmp_path / f"m{seed}_64.pth"), dtype=torch.float32)
+    size = ["--save_dir", str(tmp_path), "--hidden_size", "64", "--num_hidden_layers", "2"]
+    path = average_weights.main(["--weights", "m0", "m1", "m2", "--out", "soup"] + size)
+    soup = load_minimind(path, config)
+    for name, param in soup.named_parameters():
+        expected = torch.stack([dict(m.named_parameters())[name] for m in models]).mean(0)
+        assert torch.allclose(param, expected, atol=1e-6), name
+    assert soup.lm_head.weight.data_ptr() == soup.model.embed_tokens.weight.data_ptr()
+    assert torch.allclose(soup.lm_head.weight, torch.stack([m.lm_head.weight for m in models]).mean(0))
+    save_minimind(MiniMindForCausalLM(MiniMindConfig(hidden_size=64, num_hidden_layers=1)),
+                  str(tmp_path / "shallow_64.pth"))
+    with pytest.raises(ValueError, match="shallow_64.pth does not match the config"):
+        average_weights.main(["--weights", "m0", "shallow", "--out", "bad"] + size)
