@@ -278,3 +278,50 @@ def test_average_weights_is_the_parameter_mean_with_tied_embeddings(tmp_path):
                   str(tmp_path / "shallow_64.pth"))
     with pytest.raises(ValueError, match="shallow_64.pth does not match the config"):
         average_weights.main(["--weights", "m0", "shallow", "--out", "bad"] + size)
+
+
+def run_flywheel_dry(tmp_path, **env):
+    """Run scripts/flywheel.sh with a `python` on PATH that only records its arguments."""
+    import shutil
+    import subprocess
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(parents=True)
+    log = tmp_path / "calls.txt"
+    fake = bin_dir / "python"
+    # records its arguments and creates the JSONL file an --out names, so the script's `cat` finds it
+    fake.write_text(f'#!/bin/sh\necho "$*" >> "{log}"\n'
+                    'while [ $# -gt 0 ]; do\n'
+                    '  case "$1:$2" in --out:*.jsonl) : > "$2";; esac; shift\n'
+                    'done\n')
+    fake.chmod(0o755)
+    root = tmp_path / "repo"
+    (root / "scripts").mkdir(parents=True)
+    (root / "dataset").mkdir()
+    shutil.copy(os.path.join(ROOT, "scripts", "flywheel.sh"), root / "scripts")
+    full_env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", **env}
+    subprocess.run(["bash", str(root / "scripts" / "flywheel.sh")], env=full_env, check=True,
+                   capture_output=True, cwd=root)
+    return [line.split() for line in log.read_text().splitlines()]
+
+
+def flag(call, name):
+    return call[call.index(name) + 1]
+
+
+def test_flywheel_script_one_seed_and_a_seed_average(tmp_path):
+    calls = run_flywheel_dry(tmp_path / "one", START="runC", TAG="t")
+    scripts = [c[0] for c in calls]
+    assert scripts == ["scripts/eval_toolcall.py", "scripts/rejection_sample.py", "trainer/train_full_sft.py",
+                       "trainer/train_agent.py", "scripts/eval_toolcall.py"]
+    assert flag(calls[2], "--save_weight") == "t_sft" and flag(calls[3], "--from_weight") == "t_sft"
+
+    calls = run_flywheel_dry(tmp_path / "two", START="runC", TAG="t", SEEDS="1 2", SELF_REHEARSAL="1")
+    rs = [c for c in calls if c[0] == "scripts/rejection_sample.py"]
+    assert [(flag(c, "--seed"), "--rest" in c) for c in rs] == [("1", False), ("1", True), ("2", False), ("2", True)]
+    sft = [c for c in calls if c[0] == "trainer/train_full_sft.py"]
+    assert [(flag(c, "--save_weight"), flag(c, "--seed"), flag(c, "--data_path")) for c in sft] == [
+        ("t_s1_sft", "1", "dataset/t_s1_rs.jsonl"), ("t_s2_sft", "2", "dataset/t_s2_rs.jsonl")]
+    avg = [c for c in calls if c[0] == "scripts/average_weights.py"]
+    assert avg == [["scripts/average_weights.py", "--weights", "t_s1_sft", "t_s2_sft", "--out", "t_sft"]]
+    rl = [c for c in calls if c[0] == "trainer/train_agent.py"]
+    assert flag(rl[0], "--from_weight") == "t_sft"
