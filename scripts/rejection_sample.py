@@ -55,7 +55,8 @@ def parse_args(argv=None):
     parser.add_argument("--profile", default=None, help="a behaviour profile JSON: sample its weakest categories")
     parser.add_argument("--weakest", type=int, default=2, help="with --profile: how many categories")
     parser.add_argument("--rest", type=int, default=0, choices=[0, 1],
-                        help="with --profile: sample the categories other than the --weakest instead (self-rehearsal)")
+                        help="with --profile: sample the categories other than the --weakest instead "
+                             "(self-rehearsal)")
     parser.add_argument("--max_prompts", type=int, default=0, help="at most this many prompts (0 = all)")
     parser.add_argument("--k", type=int, default=8, help="trajectories sampled per prompt")
     parser.add_argument("--max_per_prompt", type=int, default=2, help="distinct accepted trajectories kept")
