@@ -281,14 +281,15 @@ class AgentRLDataset(Dataset):
         self.stats = {"skipped": 0}
         for lineno, record in read_jsonl(path, skip_bad_lines, self.stats):
             try:
-                self.items.append(self._parse(record, path, lineno, known_tools))
+                self.items.append(self.parse_item(record, path, lineno, known_tools))
             except DataError:
                 if not skip_bad_lines:
                     raise
                 self.stats["skipped"] += 1
 
     @staticmethod
-    def _parse(record, path, lineno, known_tools):
+    def parse_item(record, path, lineno, known_tools=None):
+        """One RL prompt row -> an item; a bad field raises DataError naming file, line and field."""
         messages, tools = parse_conversation(record, path, lineno)
         if len(messages) < 2 or messages[-1]["role"] != "assistant":
             _fail(path, lineno, "conversations", "must end with the reference assistant turn")

@@ -13,12 +13,18 @@ Backends:
 Cases: the seed's table by default, or --cases FILE.jsonl, one per line:
     {"prompt": str, "tools": [names offered], "gt": [str], "expect_tools": [names], "category": str}
 (expect_tools [] = the right behaviour is to answer without a tool). The held-out set is dataset/eval_toolcall.jsonl.
+A file of RL prompts (dataset/agent_rl.jsonl rows) works too: each row's user turn, offered tools, gt,
+expect_tools and category become a case. With --trained_on, the cases are the prompts an agent RL run trained on
+(--split seen) or the rest (--split unseen), read from the "prompts" field of the run's metrics file; a gain on
+the seen prompts that is missing on the unseen ones was memorised, not learned.
 
 Run:
     python scripts/eval_toolcall.py --weight full_sft
     python scripts/eval_toolcall.py --weight agent --cases dataset/eval_toolcall.jsonl --out r.json
     python scripts/eval_toolcall.py --backend api --api_base_url http://127.0.0.1:8998/v1 --api_model minimind
     python scripts/eval_toolcall.py --weight agent --interactive
+    python scripts/eval_toolcall.py --weight agent --cases dataset/agent_rl.jsonl \
+        --trained_on out/agent_256_metrics.jsonl --split unseen
 """
 import argparse
 import json
@@ -33,7 +39,7 @@ if __package__ in (None, ""):
 
 import torch
 
-from dataset.lm_dataset import DataError, read_jsonl
+from dataset.lm_dataset import AgentRLDataset, DataError, read_jsonl
 from trainer.rollout_engine import create_rollout_engine
 from trainer.train_agent import (
     CHECK_ARGS, TOOLS, TOOLS_BY_NAME, count_repeated_calls, execute_tool, final_answer, parse_tool_calls,
@@ -85,6 +91,10 @@ def parse_args(argv=None):
     # --- cases and decoding ---
     parser.add_argument("--cases", default=None, help="JSONL cases (default: the seed's table)")
     parser.add_argument("--skip_bad_lines", action="store_true", help="skip (and count) malformed case lines")
+    parser.add_argument("--trained_on", default=None,
+                        help="an agent RL metrics file: keep the --cases (its RL prompt pool) by --split")
+    parser.add_argument("--split", default=None, choices=["seen", "unseen"],
+                        help="with --trained_on: the prompts the run trained on, or the others")
     parser.add_argument("--system", default=DEFAULT_SYSTEM, help="system prompt ('' for none)")
     parser.add_argument("--max_turns", type=int, default=3)
     parser.add_argument("--max_gen_len", type=int, default=256)
@@ -98,6 +108,10 @@ def parse_args(argv=None):
     parser.add_argument("--verbose", action="store_true", help="print every case")
     parser.add_argument("--interactive", action="store_true", help="type your own prompts")
     args = parser.parse_args(argv)
+    if (args.trained_on is None) != (args.split is None):
+        parser.error("--trained_on and --split go together")
+    if args.trained_on and not args.cases:
+        parser.error("--trained_on needs --cases: the RL prompt file the run trained on")
     if args.backend == "local":
         args.device = resolve_device(args.device)
         args.dtype = args.dtype or default_dtype(args.device)
@@ -123,6 +137,9 @@ def parse_case(record, path, lineno):
     def bad(field, problem):
         raise DataError(f"{path}:{lineno}: field '{field}': {problem}")
 
+    if "conversations" in record:  # an RL prompt row
+        record = rl_prompt_case(record, path, lineno)
+
     if not isinstance(record.get("prompt"), str) or not record["prompt"].strip():
         bad("prompt", "missing or not a non-empty string")
     tools = record.get("tools", ALL_TOOLS)
@@ -143,6 +160,40 @@ def parse_case(record, path, lineno):
         bad("category", "expected a string")
     return {"prompt": record["prompt"], "tools": tools, "gt": gt, "expect_tools": expect,
             "category": record.get("category", "default")}
+
+
+def rl_prompt_case(record, path, lineno) -> dict:
+    """An RL prompt row (dataset/agent_rl.jsonl) as a flat case: its user turn, offered tools and labels."""
+    item = AgentRLDataset.parse_item(record, path, lineno, set(TOOLS_BY_NAME))
+    users = [m for m in item["messages"] if m["role"] == "user"]
+    if len(users) != 1 or item["messages"][-1]["role"] != "user":
+        raise DataError(f"{path}:{lineno}: field 'conversations': a case is one user turn (and a system turn), "
+                        f"this row has {len(users)} user turns")
+    return {"prompt": users[0]["content"], "tools": [t["function"]["name"] for t in item["tools"]],
+            "gt": item["gt"], "expect_tools": item["expect_tools"], "category": item["category"]}
+
+
+def trained_prompts(metrics_path) -> set:
+    """The dataset indices an agent RL run trained on: the union of the "prompts" of its metrics records."""
+    seen, found = set(), False
+    for lineno, record in read_jsonl(metrics_path):
+        if "prompts" in record:
+            found = True
+            if not isinstance(record["prompts"], list) or not all(isinstance(i, int) for i in record["prompts"]):
+                raise DataError(f"{metrics_path}:{lineno}: field 'prompts': expected a list of indices")
+            seen.update(record["prompts"])
+    if not found:
+        raise ValueError(f"{metrics_path}: no record has a 'prompts' field (is it an agent RL metrics file, "
+                         "written by this version of trainer/train_agent.py?)")
+    return seen
+
+
+def split_by_training(cases, seen: set, split: str, cases_path, metrics_path) -> list:
+    if max(seen) >= len(cases):
+        raise ValueError(f"{metrics_path} trained on prompt index {max(seen)}, but {cases_path} has "
+                         f"{len(cases)} cases: not the prompt file of that run")
+    keep = (lambda i: i in seen) if split == "seen" else (lambda i: i not in seen)
+    return [c for i, c in enumerate(cases) if keep(i)]
 
 
 @dataclass
@@ -395,6 +446,12 @@ def main(argv=None):
     cases = load_cases(args.cases, args.skip_bad_lines, stats) if args.cases else [dict(c) for c in DEFAULT_CASES]
     if stats.get("skipped"):
         print(f"skipped {stats['skipped']} malformed lines of {args.cases}")
+    if args.trained_on:
+        if stats.get("skipped"):  # the run's indices count the file's valid rows; a skipped line shifts them
+            raise ValueError(f"--trained_on: {args.cases} has malformed lines, so its indices are not the run's")
+        cases = split_by_training(cases, trained_prompts(args.trained_on), args.split, args.cases,
+                                  args.trained_on)
+        print(f"{len(cases)} {args.split} prompts of {args.cases} (by {args.trained_on})")
     t0 = time.time()
     if args.backend == "local":
         model, tokenizer = init_model(args, args.load_from or args.weight, args.save_dir, args.device)
@@ -408,7 +465,8 @@ def main(argv=None):
         results = run_api(cases, args)
         source = f"{args.api_base_url} ({args.api_model})"
     rep = report(results, time.time() - t0, {"backend": args.backend, "model": source,
-                                             "cases_file": args.cases or "default", "temperature": args.temperature})
+                                             "cases_file": args.cases or "default", "temperature": args.temperature,
+                                             "trained_on": args.trained_on, "split": args.split})
     if args.verbose:
         for r in results:
             print_case(r)

@@ -401,6 +401,7 @@ def test_first_update_importance_ratio_is_one(tmp_path, tok):
     train_agent.main(args + ["--max_steps", "1", "--skip_zero_std", "0"])
     first = read_metrics(tmp_path / "out")[0]
     assert first["trained_samples"] == 4  # every sequence of the batch went through the update
+    assert first["prompts"] == train_agent.epoch_batches(["single"] * 4, 2, 42, 0)[0]  # the prompts it trained on
     assert first["stepped"] and abs(first["ratio_mean"] - 1) < 0.01 and first["ratio_max"] < 1.01
     assert os.path.exists(tmp_path / "out" / "agent_64.pth")
 
@@ -424,7 +425,10 @@ def test_resume_equals_uninterrupted(tmp_path, tok, monkeypatch):
     i = args.index("--save_dir")
     args[i + 1] = str(snapshot.parent)
     train_agent.main(args + ["--max_steps", "3", "--from_resume", "1"])
-    assert [m["step"] for m in read_metrics(snapshot.parent)] == [3]
+    resumed, straight = read_metrics(snapshot.parent), read_metrics(tmp_path / "out")
+    assert [m["step"] for m in resumed] == [3]
+    assert resumed[0]["prompts"] == straight[2]["prompts"]  # the resumed step trains on the same prompts
+    assert len({i for m in straight for i in m["prompts"]}) == 6  # three steps, six different prompts
     a = torch.load(tmp_path / "out" / "agent_64_resume.pth", weights_only=False)
     b = torch.load(snapshot, weights_only=False)
     assert a["step"] == b["step"] == 3

@@ -124,3 +124,65 @@ def test_compare_evals_counts_flips_and_fragile_losses(tmp_path):
     other = write_report(tmp_path / "c.json", [("single", True)] * 4, prompts=["q0", "q1", "other", "q3"])
     with pytest.raises(ValueError, match="case 2 is 'other'"):
         compare_evals.main([before, other])
+
+
+def test_pass_at_k_estimate_and_table(tmp_path):
+    from scripts.pass_at_k import main, pass_at_k
+    assert pass_at_k(4, 1, 1) == pytest.approx(0.25) and pass_at_k(4, 1, 2) == pytest.approx(0.5)
+    assert pass_at_k(4, 0, 4) == 0.0 and pass_at_k(4, 4, 1) == 1.0 and pass_at_k(4, 2, 4) == 1.0
+    with pytest.raises(ValueError, match="k <= n"):
+        pass_at_k(4, 1, 5)
+    # case 0 solved by 2 of 4 samples, case 1 by none, case 2 by all four
+    outcomes = [[True, False, True], [True, False, True], [False, False, True], [False, False, True]]
+    samples = [write_report(tmp_path / f"s{j}.json", [("single", o[0]), ("single", o[1]), ("no_tool", o[2])])
+               for j, o in enumerate(outcomes)]
+    greedy = write_report(tmp_path / "g.json", [("single", False), ("single", False), ("no_tool", True)])
+    rows = {r.category: r for r in main(samples + ["--greedy", greedy])}
+    assert list(rows["all"].pass_k) == [1, 2, 4]
+    assert rows["single"].pass_k[1] == pytest.approx(0.5) and rows["single"].pass_k[2] == pytest.approx(5 / 6)
+    assert rows["single"].pass_k[4] == pytest.approx(1.0) and rows["single"].never == 1
+    assert rows["all"].pass_k[4] == pytest.approx(2.0) and (rows["all"].greedy, rows["all"].cases) == (1, 3)
+    other = write_report(tmp_path / "o.json", [("single", True)] * 2)
+    with pytest.raises(ValueError, match="2 cases"):
+        main(samples + [other])
+
+
+def rl_row(user, gt, tools=("calculate_math",), category="single", expect=("calculate_math",)):
+    schemas = [{"type": "function", "function": {"name": n}} for n in tools]
+    return json.dumps({"conversations": [{"role": "system", "content": "s", "tools": json.dumps(schemas)},
+                                         {"role": "user", "content": user},
+                                         {"role": "assistant", "content": gt[0] if gt else "ok"}],
+                       "gt": gt, "category": category, "expect_tools": list(expect)}, ensure_ascii=False)
+
+
+def test_rl_prompt_rows_as_cases_and_the_seen_unseen_split(tmp_path):
+    from scripts.eval_toolcall import split_by_training, trained_prompts
+    rows = [rl_row("1+1", ["2"]), rl_row("hi", [], tools=(), category="no_tool", expect=()),
+            rl_row("2*3", ["6"]), rl_row("3*3", ["9"])]
+    pool = write(tmp_path, rows, name="pool.jsonl")
+    cases = load_cases(pool)
+    assert cases[0] == {"prompt": "1+1", "tools": ["calculate_math"], "gt": ["2"],
+                        "expect_tools": ["calculate_math"], "category": "single"}
+    assert cases[1]["tools"] == [] and cases[1]["expect_tools"] == []
+    # the shipped pool reads as cases, one per row
+    shipped = load_cases("dataset/agent_rl.jsonl")
+    assert len(shipped) == len(AgentRLDataset("dataset/agent_rl.jsonl"))
+    two_users = json.loads(rows[0])
+    two_users["conversations"][2:2] = [{"role": "assistant", "content": "?"}, {"role": "user", "content": "again"}]
+    with pytest.raises(DataError, match=r":2: field 'conversations': .*2 user turns"):
+        load_cases(write(tmp_path, [rows[0], json.dumps(two_users)]))
+
+    metrics = tmp_path / "m.jsonl"
+    metrics.write_text("\n".join(json.dumps(r) for r in [{"step": 0, "eval_task_completion": 0.5},
+                                                          {"step": 1, "prompts": [2, 0]},
+                                                          {"step": 2, "prompts": [2]}]))
+    seen = trained_prompts(str(metrics))
+    assert seen == {0, 2}
+    assert [c["prompt"] for c in split_by_training(cases, seen, "seen", pool, metrics)] == ["1+1", "2*3"]
+    assert [c["prompt"] for c in split_by_training(cases, seen, "unseen", pool, metrics)] == ["hi", "3*3"]
+    with pytest.raises(ValueError, match="index 7, but .* has 4 cases"):
+        split_by_training(cases, {7}, "seen", pool, metrics)
+    old = tmp_path / "old.jsonl"
+    old.write_text(json.dumps({"step": 1, "reward": 1.0}) + "\n")
+    with pytest.raises(ValueError, match="no record has a 'prompts' field"):
+        trained_prompts(str(old))

@@ -1368,6 +1368,7 @@ def rl_train_epoch(state: TrainState, dataset, batches, epoch: int, start_batch:
             "lr": state.optimizer.param_groups[0]["lr"], "rollout_s": t_rollout, "step_s": time.time() - t0,
         }
         record = average_record(record, len(trajs) * rank_share.weight, state.dist)  # over all ranks' batches
+        record["prompts"] = list(batches[b])  # the global batch's dataset indices: which prompts were trained on
         if state.metrics_file is not None:
             state.metrics_file.write(json.dumps(record) + "\n")
             state.metrics_file.flush()
