@@ -189,8 +189,9 @@ def trained_prompts(metrics_path) -> set:
 
 
 def split_by_training(cases, seen: set, split: str, cases_path, metrics_path) -> list:
-    if max(seen) >= len(cases):
-        raise ValueError(f"{metrics_path} trained on prompt index {max(seen)}, but {cases_path} has "
+    outside = sorted(i for i in seen if not 0 <= i < len(cases))
+    if outside:
+        raise ValueError(f"{metrics_path} trained on prompt index {outside[-1]}, but {cases_path} has "
                          f"{len(cases)} cases: not the prompt file of that run")
     keep = (lambda i: i in seen) if split == "seen" else (lambda i: i not in seen)
     return [c for i, c in enumerate(cases) if keep(i)]
