@@ -194,7 +194,11 @@ def split_by_training(cases, seen: set, split: str, cases_path, metrics_path) ->
         raise ValueError(f"{metrics_path} trained on prompt index {outside[-1]}, but {cases_path} has "
                          f"{len(cases)} cases: not the prompt file of that run")
     keep = (lambda i: i in seen) if split == "seen" else (lambda i: i not in seen)
-    return [c for i, c in enumerate(cases) if keep(i)]
+    kept = [c for i, c in enumerate(cases) if keep(i)]
+    if not kept:
+        raise ValueError(f"no {split} prompts: {metrics_path} trained on {len(seen)} of the {len(cases)} prompts "
+                         f"of {cases_path}")
+    return kept
 
 
 @dataclass

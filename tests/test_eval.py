@@ -182,6 +182,8 @@ def test_rl_prompt_rows_as_cases_and_the_seen_unseen_split(tmp_path):
     assert [c["prompt"] for c in split_by_training(cases, seen, "unseen", pool, metrics)] == ["hi", "3*3"]
     with pytest.raises(ValueError, match="index 7, but .* has 4 cases"):
         split_by_training(cases, {7}, "seen", pool, metrics)
+    with pytest.raises(ValueError, match="no unseen prompts: .* trained on 4 of the 4 prompts"):
+        split_by_training(cases, {0, 1, 2, 3}, "unseen", pool, metrics)
     with pytest.raises(ValueError, match="index -1"):
         split_by_training(cases, {-1, 0}, "unseen", pool, metrics)
     old = tmp_path / "old.jsonl"
