@@ -1,7 +1,9 @@
 """
-Datasets: SFTDataset (cold-start supervised fine-tuning) and AgentRLDataset (prompts for agent RL).
+Datasets: PretrainDataset (plain text, stage 1), SFTDataset (cold-start supervised fine-tuning) and
+AgentRLDataset (prompts for agent RL).
 
-Both read the seed's JSONL format, one conversation per line:
+PretrainDataset reads {"text": "..."} lines (scripts/make_pretrain_data.py) and packs them into blocks.
+The other two read the design's JSONL format, one conversation per line:
     {"conversations": [{"role": "system", "content": "...", "tools": "<JSON list of tool schemas>"},
                        {"role": "user", "content": "..."},
                        {"role": "assistant", "content": "...", "tool_calls": [...]},
@@ -162,6 +164,43 @@ def encode_sft_conversation(tokenizer, messages, tools=None):
     ids += tail
     labels += [-100] * len(tail)
     return ids, labels
+
+
+class PretrainDataset(Dataset):
+    """{"text": ...} lines -> fixed-length blocks of token ids, for next-token prediction on every token.
+
+    Each document is tokenized and followed by the end-of-text token; the stream of all documents is cut into
+    blocks of `block_size` (the last partial block is dropped), so no compute goes to padding.
+    """
+
+    def __init__(self, path, tokenizer, block_size=512, skip_bad_lines=False):
+        self.stats = {"skipped": 0, "documents": 0}
+        texts = []
+        for lineno, record in read_jsonl(path, skip_bad_lines, self.stats):
+            text = record.get("text")
+            if not isinstance(text, str) or not text.strip():
+                if not skip_bad_lines:
+                    _fail(path, lineno, "text", "missing or not a non-empty string")
+                self.stats["skipped"] += 1
+                continue
+            texts.append(text)
+        self.stats["documents"] = len(texts)
+        eot = tokenizer.convert_tokens_to_ids("<|endoftext|>")
+        stream = []
+        for start in range(0, len(texts), 4096):  # the fast tokenizer encodes a batch in parallel
+            for ids in tokenizer(texts[start:start + 4096], add_special_tokens=False)["input_ids"]:
+                stream += ids + [eot]
+        n_blocks = len(stream) // block_size
+        if n_blocks == 0:
+            raise DataError(f"{path}: {len(stream)} tokens, fewer than one block of {block_size}")
+        self.blocks = torch.tensor(stream[:n_blocks * block_size], dtype=torch.long).view(n_blocks, block_size)
+        self.stats["tokens"] = n_blocks * block_size
+
+    def __len__(self):
+        return len(self.blocks)
+
+    def __getitem__(self, i):
+        return self.blocks[i]
 
 
 class SFTDataset(Dataset):

@@ -28,6 +28,7 @@ Run:
 """
 import argparse
 import json
+import math
 import os
 import sys
 import time
@@ -42,7 +43,7 @@ import torch
 from dataset.lm_dataset import AgentRLDataset, DataError, read_jsonl
 from trainer.rollout_engine import create_rollout_engine
 from trainer.train_agent import (
-    CHECK_ARGS, TOOLS, TOOLS_BY_NAME, count_repeated_calls, execute_tool, final_answer, parse_tool_calls,
+    CHECK_ARGS, CURRENCY_ALIASES, TOOLS, TOOLS_BY_NAME, UNIT_ALIASES, count_repeated_calls, execute_tool, final_answer, parse_tool_calls,
     rollout_batch, tool_result_ok, validate_gt_in_text,
 )
 from trainer.trainer_utils import add_model_args, default_dtype, init_model, resolve_device, set_seed
@@ -69,7 +70,8 @@ DEFAULT_CASES = [
      "expect_tools": ["get_current_weather", "get_exchange_rate"], "category": "multi_tool"},
 ]
 for _case in DEFAULT_CASES:
-    _case["tools"] = list(ALL_TOOLS)
+    _case.update(tools=list(ALL_TOOLS), skill=_case["category"], expect_calls=[])
+DEFAULT_CASES_FILE = "dataset/eval_toolcall.jsonl"  # the held-out set (v2); "seed" picks the table above
 
 
 def parse_args(argv=None):
@@ -89,7 +91,8 @@ def parse_args(argv=None):
     parser.add_argument("--api_key", default=os.environ.get("OPENAI_API_KEY", "none"))
     parser.add_argument("--stream", action="store_true", help="stream API responses")
     # --- cases and decoding ---
-    parser.add_argument("--cases", default=None, help="JSONL cases (default: the seed's table)")
+    parser.add_argument("--cases", default=DEFAULT_CASES_FILE,
+                        help="JSONL cases (default: the held-out set); 'seed' for the design's 8 cases")
     parser.add_argument("--skip_bad_lines", action="store_true", help="skip (and count) malformed case lines")
     parser.add_argument("--trained_on", default=None,
                         help="an agent RL metrics file: keep the --cases (its RL prompt pool) by --split")
@@ -110,7 +113,7 @@ def parse_args(argv=None):
     args = parser.parse_args(argv)
     if (args.trained_on is None) != (args.split is None):
         parser.error("--trained_on and --split go together")
-    if args.trained_on and not args.cases:
+    if args.trained_on and args.cases in (DEFAULT_CASES_FILE, "seed"):
         parser.error("--trained_on needs --cases: the RL prompt file the run trained on")
     if args.backend == "local":
         args.device = resolve_device(args.device)
@@ -158,8 +161,16 @@ def parse_case(record, path, lineno):
         bad("expect_tools", f"unknown tool names {[t for t in expect if t not in TOOLS_BY_NAME]}")
     if not isinstance(record.get("category", "default"), str):
         bad("category", "expected a string")
+    if not isinstance(record.get("skill", ""), str):
+        bad("skill", "expected a string")
+    expect_calls = record.get("expect_calls", [])
+    if not isinstance(expect_calls, list) or not all(
+            isinstance(c, dict) and c.get("name") in TOOLS_BY_NAME and isinstance(c.get("arguments"), dict)
+            for c in expect_calls):
+        bad("expect_calls", "expected a list of {\"name\": a tool name, \"arguments\": {...}}")
+    category = record.get("category", "default")
     return {"prompt": record["prompt"], "tools": tools, "gt": gt, "expect_tools": expect,
-            "category": record.get("category", "default")}
+            "category": category, "skill": record.get("skill") or category, "expect_calls": expect_calls}
 
 
 def rl_prompt_case(record, path, lineno) -> dict:
@@ -170,7 +181,8 @@ def rl_prompt_case(record, path, lineno) -> dict:
         raise DataError(f"{path}:{lineno}: field 'conversations': a case is one user turn (and a system turn), "
                         f"this row has {len(users)} user turns")
     return {"prompt": users[0]["content"], "tools": [t["function"]["name"] for t in item["tools"]],
-            "gt": item["gt"], "expect_tools": item["expect_tools"], "category": item["category"]}
+            "gt": item["gt"], "expect_tools": item["expect_tools"], "category": item["category"],
+            "skill": item["category"], "expect_calls": []}
 
 
 def trained_prompts(metrics_path) -> set:
@@ -211,6 +223,8 @@ class CaseResult:
     turns: list = field(default_factory=list)  # the model's text per turn
     final_answer: str = ""
     unfinished: bool = False
+    skill: str = ""  # what the case measures (math, unit, ..., no_tool); the category where a file has none
+    expect_calls: list = field(default_factory=list)  # the reference's successful calls, when the file has them
 
     @property
     def called_tools(self):
@@ -240,6 +254,7 @@ def run_local(model, tokenizer, cases, args):
         for case, traj in zip(chunk, trajs):
             results.append(CaseResult(
                 prompt=case["prompt"], category=case["category"], gt=case["gt"], expect_tools=case["expect_tools"],
+                skill=case["skill"], expect_calls=case["expect_calls"],
                 calls=[{"name": c["name"], "arguments": c["arguments"], "result": c["result"]}
                        for c in traj.tool_calls],
                 turns=traj.turns, final_answer=final_answer(traj.turns), unfinished=traj.unfinished,
@@ -281,7 +296,8 @@ def run_api(cases, args):
     for case in cases:
         messages = case_messages(case, args.system)
         tools = [TOOLS_BY_NAME[n] for n in case["tools"]]
-        result = CaseResult(case["prompt"], case["category"], case["gt"], case["expect_tools"])
+        result = CaseResult(case["prompt"], case["category"], case["gt"], case["expect_tools"],
+                            skill=case["skill"], expect_calls=case["expect_calls"])
         for turn in range(args.max_turns):
             content, calls = _api_turn(client, args, messages, tools)
             result.turns.append(content)
@@ -341,15 +357,65 @@ def _ratio(num, den):
     return num / den if den else float("nan")
 
 
+def wilson_interval(successes: int, n: int, z: float = 1.96) -> list:
+    """The 95% Wilson score interval of a proportion (sound at 0 and n successes, unlike the normal one)."""
+    if n == 0:
+        return [float("nan"), float("nan")]
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return [max(0.0, centre - half), min(1.0, centre + half)]
+
+
+def calc_result_ok(r: CaseResult):
+    """None without an expected calculator call; else whether some calculator call the model made returned
+    the expected call's result (the expression may differ in form, not in value)."""
+    wanted = [c for c in r.expect_calls if c["name"] == "calculate_math"]
+    if not wanted:
+        return None
+    target = execute_tool("calculate_math", wanted[-1]["arguments"]).get("result")
+    return any(c["name"] == "calculate_math" and isinstance(c["result"], dict)
+               and c["result"].get("result") == target for c in r.calls)
+
+
+DIRECTED_TOOLS = {"unit_converter": ("from_unit", "to_unit", UNIT_ALIASES),
+                  "get_exchange_rate": ("from_currency", "to_currency", CURRENCY_ALIASES)}
+
+
+def _canonical(value, aliases):
+    text = str(value).strip()
+    return aliases.get(text) or aliases.get(text.lower()) or text.lower()
+
+
+def wrong_direction_calls(r: CaseResult) -> tuple:
+    """(expected unit/exchange calls, how many of them the model made with source and target swapped)."""
+    expected, swapped = 0, 0
+    for want in r.expect_calls:
+        if want["name"] not in DIRECTED_TOOLS:
+            continue
+        src_key, dst_key, aliases = DIRECTED_TOOLS[want["name"]]
+        src = _canonical(want["arguments"].get(src_key), aliases)
+        dst = _canonical(want["arguments"].get(dst_key), aliases)
+        expected += 1
+        made = [(_canonical(c["arguments"].get(src_key), aliases), _canonical(c["arguments"].get(dst_key), aliases))
+                for c in r.calls if c["name"] == want["name"] and isinstance(c["arguments"], dict)]
+        swapped += (dst, src) in made and (src, dst) not in made
+    return expected, swapped
+
+
 def summarize(results) -> dict:
     """The summary metrics over a list of CaseResult (NaN where a metric has no cases)."""
     calls = [c for r in results for c in r.calls]
     tool_cases = [r for r in results if r.expect_tools]
     no_tool_cases = [r for r in results if r.expect_tools == []]
     with_expect = [r for r in results if r.expect_tools is not None]
+    completed = sum(case_completed(r) for r in results)
+    calc = [ok for ok in map(calc_result_ok, results) if ok is not None]
+    directed = [wrong_direction_calls(r) for r in results]
     return {
         "cases": len(results),
-        "task_completion": _ratio(sum(case_completed(r) for r in results), len(results)),
+        "task_completion": _ratio(completed, len(results)),
+        "task_completion_ci95": wilson_interval(completed, len(results)),
         "tool_call_rate": _ratio(sum(bool(r.calls) for r in tool_cases), len(tool_cases)),
         "tool_selection_accuracy": _ratio(
             sum(Counter(r.called_tools) == Counter(r.expect_tools) for r in with_expect), len(with_expect)),
@@ -361,6 +427,8 @@ def summarize(results) -> dict:
         "repeat_call_rate": _ratio(sum(repeated_calls(r) for r in results), len(calls)),
         "no_tool_accuracy": _ratio(sum(not r.calls for r in no_tool_cases), len(no_tool_cases)),
         "unfinished_rate": _ratio(sum(r.unfinished for r in results), len(results)),
+        "calc_result_accuracy": _ratio(sum(calc), len(calc)),
+        "wrong_direction_rate": _ratio(sum(s for _, s in directed), sum(e for e, _ in directed)),
     }
 
 
@@ -383,10 +451,10 @@ def by_tool(results) -> dict:
     return out
 
 
-def by_category(results) -> dict:
+def by_category(results, key: str = "category") -> dict:
     groups = defaultdict(list)
     for r in results:
-        groups[r.category].append(r)
+        groups[getattr(r, key)].append(r)
     return {cat: summarize(rs) for cat, rs in sorted(groups.items())}
 
 
@@ -397,26 +465,38 @@ def report(results, elapsed: float, meta: dict) -> dict:
         item.update(called_tools=r.called_tools, completed=case_completed(r), n_turns=len(r.turns))
         cases.append(item)
     return {"summary": summarize(results), "by_tool": by_tool(results), "by_category": by_category(results),
-            "cases": cases, "meta": {**meta, "elapsed_s": round(elapsed, 1)}}
+            "by_skill": by_category(results, "skill"), "cases": cases, "meta": {**meta, "elapsed_s": round(elapsed, 1)}}
 
 
 def print_report(rep: dict):
     s = rep["summary"]
     print(f"\n{'metric':<26}{'value':>8}")
     for key, value in s.items():
-        print(f"{key:<26}{value:>8.3f}" if isinstance(value, float) else f"{key:<26}{value:>8}")
-    cols = ["cases", "task_completion", "tool_selection_accuracy", "tool_success_rate", "avg_turns",
+        if isinstance(value, list):
+            print(f"{key:<26}{_interval(value):>14}")
+        else:
+            print(f"{key:<26}{value:>8.3f}" if isinstance(value, float) else f"{key:<26}{value:>8}")
+    cols = ["cases", "task_completion", "task_completion_ci95", "tool_selection_accuracy", "tool_success_rate",
             "avg_tool_calls", "no_tool_accuracy"]
-    print(f"\n{'category':<14}" + "".join(f"{c[:14]:>15}" for c in cols))
-    for cat, m in rep["by_category"].items():
-        print(f"{cat:<14}" + "".join(_cell(m[c]) for c in cols))
+    for title, key in (("category", "by_category"), ("skill", "by_skill")):
+        if key == "by_skill" and list(rep[key]) == list(rep["by_category"]):
+            continue  # a file without skills: the same table twice
+        print(f"\n{title:<20}" + "".join(f"{c[:14]:>15}" for c in cols))
+        for cat, m in rep[key].items():
+            print(f"{cat:<20}" + "".join(_cell(m[c]) for c in cols))
     tcols = ["calls", "arg_validity", "tool_success_rate", "cases", "selected", "task_completion"]
     print(f"\n{'tool':<22}" + "".join(f"{c[:14]:>15}" for c in tcols))
     for name, m in rep["by_tool"].items():
         print(f"{name:<22}" + "".join(_cell(m[c]) for c in tcols))
 
 
+def _interval(pair) -> str:
+    return f"[{pair[0]:.3f}, {pair[1]:.3f}]"
+
+
 def _cell(value):
+    if isinstance(value, list):
+        return f"{_interval(value):>15}"
     return f"{value:>15.3f}" if isinstance(value, float) else f"{value:>15}"
 
 
@@ -436,7 +516,8 @@ def interactive(model, tokenizer, args):
             break
         if not prompt:
             break
-        case = {"prompt": prompt, "tools": ALL_TOOLS, "gt": [], "expect_tools": None, "category": "interactive"}
+        case = {"prompt": prompt, "tools": ALL_TOOLS, "gt": [], "expect_tools": None, "category": "interactive",
+                "skill": "interactive", "expect_calls": []}
         r = run_local(model, tokenizer, [case], args)[0]
         for c in r.calls:
             print(f"  -> {c['name']}({json.dumps(c['arguments'], ensure_ascii=False)}) = "
@@ -448,7 +529,8 @@ def main(argv=None):
     args = parse_args(argv)
     set_seed(args.seed)
     stats = {}
-    cases = load_cases(args.cases, args.skip_bad_lines, stats) if args.cases else [dict(c) for c in DEFAULT_CASES]
+    cases = [dict(c) for c in DEFAULT_CASES] if args.cases == "seed" else \
+        load_cases(args.cases, args.skip_bad_lines, stats)
     if stats.get("skipped"):
         print(f"skipped {stats['skipped']} malformed lines of {args.cases}")
     if args.trained_on:

@@ -30,7 +30,7 @@ or its subject ("你能查天气吗?", "What is a kilometer?") but need no call.
 
 Run from the repo root (deterministic: the same seed gives byte-identical files):
     python scripts/make_agent_data.py
-    python scripts/make_agent_data.py --seed 42 --out_dir dataset --n_sft 6000 --n_sft_val 300 --n_rl 2000
+    python scripts/make_agent_data.py --seed 42 --out_dir dataset --n_sft 40000 --n_sft_val 300 --n_rl 2000
 """
 import argparse
 import functools
@@ -56,7 +56,7 @@ def parse_args(argv=None):
     p = argparse.ArgumentParser(description="Build the SFT, RL and eval data for MiniMind tool use.")
     p.add_argument("--seed", type=int, default=42, help="random seed; the same seed gives identical files")
     p.add_argument("--out_dir", default=os.path.join(ROOT, "dataset"), help="folder for the .jsonl files")
-    p.add_argument("--n_sft", type=int, default=6000, help="number of SFT training conversations")
+    p.add_argument("--n_sft", type=int, default=40_000, help="number of SFT training conversations")
     p.add_argument("--n_sft_val", type=int, default=300, help="number of SFT validation conversations")
     p.add_argument("--n_rl", type=int, default=2000, help="number of RL prompts")
     return p.parse_args(argv)
@@ -77,7 +77,8 @@ UNIT_BANNED = (100,)     # value of the default test prompt 100 km -> miles
 
 SFT_WEIGHTS = {"single": 45, "parallel": 15, "chained": 12, "correction": 10, "error": 5, "no_tool": 17}
 RL_WEIGHTS = {c: w for c, w in SFT_WEIGHTS.items() if c != "error"}
-EVAL_COUNTS = {"single": 72, "parallel": 20, "chained": 20, "correction": 15}  # no_tool: every eval question
+EVAL_PER_SKILL = 84  # held-out cases per skill (eval phrasings); no_tool: every eval question (115)
+SEEN_PER_SKILL = 40  # cases per skill of the second held-out set (SFT phrasings, held-out numbers)
 
 SYSTEM_PROMPTS = [
     "你是一个有用的AI助手。",
@@ -158,8 +159,10 @@ WEEKDAY_ZH = {"Monday": "星期一", "Tuesday": "星期二", "Wednesday": "星�
 HINT_PLACES = {"zh": list(LOCATION_HINTS), "en": [p for p in LOCATION_HINTS if p.isascii()]}
 # math operators as users write them
 OP_SYMBOLS = {"+": ["+"], "-": ["-"], "*": ["*", "×"], "/": ["/", "÷"]}
-OP_WORDS = {"zh": {"+": "加", "-": "减", "*": "乘以", "/": "除以"},
-            "en": {"+": " plus ", "-": " minus ", "*": " times ", "/": " divided by "}}
+OP_WORDS = {"zh": {"+": ["加", "加", " 加 ", "加上"], "-": ["减", "减", " 减 ", "减去"],
+                   "*": ["乘以", "乘以", "乘", " 乘 "], "/": ["除以", " 除以 "]},
+            "en": {"+": [" plus "], "-": [" minus ", " take away "],
+                   "*": [" times ", " multiplied by "], "/": [" divided by ", " over "]}}
 POWER_WORDS = {"zh": {2: "的平方", 3: "的立方"}, "en": {2: " squared", 3: " cubed"}}
 
 # error category (SFT only): requests the tools cannot serve
@@ -196,9 +199,10 @@ WEATHER_Q = {
                      "Look up the weather in {city}.",
                      "Should I pack a jacket for {city}? What's the weather there?",
                      "{city}: what's the weather?", "Weather check for {city}, please."]},
-    "eval": {"zh": ["请问{city}那边现在是什么天气?", "{city}这会儿天气好吗?", "想了解一下{city}当前的气温和天气状况。",
+    "eval": {"zh": ["麻烦查一下{city}眼下的天气", "{city}当下天气状况怎么样?", "请问{city}那边现在是什么天气?", "{city}这会儿天气好吗?", "想了解一下{city}当前的气温和天气状况。",
                     "出门前帮我看看{city}的天气吧"],
-             "en": ["Could you tell me the current weather conditions in {city}?",
+             "en": ["What are conditions like in {city} today?", "Can you see what the weather is in {city}?",
+                    "Could you tell me the current weather conditions in {city}?",
                     "Any idea what the weather is doing in {city} at the moment?",
                     "I'd like to know how warm it is in {city} now.", "Give me {city}'s weather, please."]},
 }
@@ -218,8 +222,9 @@ TIME_Q = {
                      "Is it morning or evening in {place} now?", "How late is it in {place} now?",
                      "I have a meeting with people in {place}. What's their time now?",
                      "Look up the current time in {place}.", "Show me what time it is in {place}."]},
-    "eval": {"zh": ["请问{place}此刻是几点?", "{place}当地时间是多少?", "帮我看看{place}那边几点了"],
-             "en": ["Could you check the local time in {place}?",
+    "eval": {"zh": ["麻烦告诉我{place}眼下的时间", "{place}这会儿几点钟?", "请问{place}此刻是几点?", "{place}当地时间是多少?", "帮我看看{place}那边几点了"],
+             "en": ["What hour is it over in {place}?", "Can you see what time it is in {place} now?",
+                    "Could you check the local time in {place}?",
                     "Any idea what the clock says in {place} right now?",
                     "I need the current local time for {place}."]},
 }
@@ -231,8 +236,9 @@ TIME_LOCAL_Q = {  # no place: the default timezone
                      "What time is it?", "Current time?", "Got the time?",
                      "My phone died, what time is it now?", "What's today's date and the time?",
                      "Check the clock for me.", "Time now?", "How late is it now?"]},
-    "eval": {"zh": ["这会儿几点钟了?", "能告诉我此刻的时间吗?"],
-             "en": ["Do you have the time right now?", "What's the time at the moment?"]},
+    "eval": {"zh": ["麻烦报一下眼下的时间", "此刻几点了?", "这会儿几点钟了?", "能告诉我此刻的时间吗?"],
+             "en": ["What hour is it at the moment?", "Can you see what time it is now?",
+                    "Do you have the time right now?", "What's the time at the moment?"]},
 }
 EXCHANGE_Q = {
     "train": {"zh": ["{src}兑{dst}的汇率是多少?", "1{src}等于多少{dst}?", "现在{src}换{dst}的汇率多少?",
@@ -250,8 +256,9 @@ EXCHANGE_Q = {
                      "Look up the rate from {src} to {dst}.", "{src} vs {dst}: what's the rate?",
                      "Converting {src} into {dst}: what rate do I get?", "Rate from {src} to {dst}?",
                      "What does one {src} get me in {dst}?"]},
-    "eval": {"zh": ["请问{src}和{dst}之间的汇率现在是多少?", "一{src}现在能兑换多少{dst}?", "帮我看看{src}兑{dst}最新汇率"],
-             "en": ["Could you look up how much one {src} buys in {dst}?",
+    "eval": {"zh": ["麻烦查查{src}换{dst}眼下的价格", "{src}对{dst}这会儿是什么汇率?", "请问{src}和{dst}之间的汇率现在是多少?", "一{src}现在能兑换多少{dst}?", "帮我看看{src}兑{dst}最新汇率"],
+             "en": ["What's the going rate from {src} to {dst}?", "Can you see how many {dst} one {src} gets right now?",
+                    "Could you look up how much one {src} buys in {dst}?",
                     "I need the {src}-to-{dst} conversion rate.",
                     "What's {src} trading at against {dst} today?"]},
 }
@@ -272,8 +279,9 @@ UNIT_Q = {
                      "In {dst}, how much is {value} {src}?", "Change {value} {src} into {dst}.",
                      "What do {value} {src} equal in {dst}?", "Help me convert {value} {src} to {dst}.",
                      "A friend told me it's {value} {src}. How much is that in {dst}?"]},
-    "eval": {"zh": ["请问{value}{src}折合成{dst}是多少?", "我想知道{value}{src}相当于多少{dst}", "{value}{src}用{dst}表示是多少?"],
-             "en": ["I have {value} {src}; what does that come to in {dst}?",
+    "eval": {"zh": ["麻烦把{value}{src}折算为{dst}", "{value}{src}等同于多少{dst}?", "请问{value}{src}折合成{dst}是多少?", "我想知道{value}{src}相当于多少{dst}", "{value}{src}用{dst}表示是多少?"],
+             "en": ["Turn {value} {src} into {dst} for me.", "How many {dst} make up {value} {src}?",
+                    "I have {value} {src}; what does that come to in {dst}?",
                     "Could you express {value} {src} in {dst}?",
                     "Roughly how many {dst} are in {value} {src}?"]},
 }
@@ -288,8 +296,9 @@ MATH_Q = {
                      "I'm checking my homework: what is {expr}?", "Tell me the result of {expr}.", "{expr}?",
                      "Evaluate {expr}.", "How much is {expr}?", "Do the math for me: {expr}",
                      "Math question: {expr}"]},
-    "eval": {"zh": ["麻烦算算{expr}是多少", "{expr}得几?", "请帮我求{expr}的值"],
-             "en": ["Can you figure out {expr}?", "Quick question: what does {expr} come to?",
+    "eval": {"zh": ["麻烦求一下{expr}", "{expr}算出来是多少?", "麻烦算算{expr}是多少", "{expr}得几?", "请帮我求{expr}的值"],
+             "en": ["What number do you get from {expr}?", "Figure this one out: {expr}",
+                    "Can you figure out {expr}?", "Quick question: what does {expr} come to?",
                     "I need the value of {expr}."]},
 }
 TRANSLATE_Q = {
@@ -308,8 +317,9 @@ TRANSLATE_Q = {
                      "Help me translate '{text}' into {lang}.", "How do I write '{text}' in {lang}?",
                      "{lang} translation of '{text}', please.", "Tell me how to say '{text}' in {lang}.",
                      "Give me '{text}' in {lang}.", "Translate this into {lang}: '{text}'"]},
-    "eval": {"zh": ["“{text}”这句话译成{lang}该怎么讲?", "麻烦把“{text}”转成{lang}", "我想知道“{text}”的{lang}说法"],
-             "en": ["Could you render '{text}' in {lang} for me?", "What would '{text}' be in {lang}?",
+    "eval": {"zh": ["麻烦把“{text}”用{lang}表达出来", "“{text}”换成{lang}怎么写?", "“{text}”这句话译成{lang}该怎么讲?", "麻烦把“{text}”转成{lang}", "我想知道“{text}”的{lang}说法"],
+             "en": ["How would you put '{text}' in {lang}?", "Render this in {lang}, please: '{text}'",
+                    "Could you render '{text}' in {lang} for me?", "What would '{text}' be in {lang}?",
                     "I need '{text}' translated to {lang}."]},
 }
 
@@ -328,8 +338,9 @@ PAR_WEATHER2_Q = {
                      "Going from {a} to {b} next week - what's the weather like in both cities now?",
                      "Get me today's weather for {a} and for {b}.", "{a} and {b}: what's the weather?",
                      "Is it hot in {a} and {b} today?", "Look up the weather in {a} as well as {b}."]},
-    "eval": {"zh": ["{a}和{b}两地现在天气分别怎样?", "同时帮我看看{a}、{b}的天气情况"],
-             "en": ["Could you pull up the current weather for both {a} and {b}?",
+    "eval": {"zh": ["麻烦分别查下{a}和{b}眼下的天气", "{a}那边天气怎样?{b}那边又如何?", "{a}和{b}两地现在天气分别怎样?", "同时帮我看看{a}、{b}的天气情况"],
+             "en": ["What are conditions like in {a} and {b} today?", "Can you see the weather for {a} along with {b}?",
+                    "Could you pull up the current weather for both {a} and {b}?",
                     "I'm choosing between {a} and {b}; how's the weather in each?"]},
 }
 PAR_WEATHER_EXCHANGE_Q = {
@@ -351,8 +362,9 @@ PAR_WEATHER_EXCHANGE_Q = {
                      "Tell me the weather in {city} and how much one {src} is in {dst}.",
                      "Check {city} weather, then the {src} to {dst} rate.",
                      "I want {city}'s weather and the exchange rate from {src} to {dst}."]},
-    "eval": {"zh": ["出发去{city}前想知道两件事:当地天气,以及{src}兑{dst}的汇率"],
-             "en": ["Before my trip to {city}, tell me its weather and the {src}-{dst} exchange rate."]},
+    "eval": {"zh": ["麻烦查下{city}眼下的天气,再看看{src}对{dst}的汇率", "去{city}之前,想了解那边天气和{src}兑换{dst}的价格", "出发去{city}前想知道两件事:当地天气,以及{src}兑{dst}的汇率"],
+             "en": ["Can you see the weather in {city} and also the going rate from {src} to {dst}?", "What are conditions like in {city}, and what does one {src} fetch in {dst}?",
+                    "Before my trip to {city}, tell me its weather and the {src}-{dst} exchange rate."]},
 }
 PAR_TIME2_Q = {
     "train": {"zh": ["{a}和{b}现在各是几点?", "帮我查一下{a}和{b}的当前时间。", "{a}几点了?{b}呢?", "{a}和{b}现在几点?",
@@ -366,8 +378,9 @@ PAR_TIME2_Q = {
                      "What time is it right now in {a}, and in {b}?",
                      "Planning a call between {a} and {b}; what's the time in both places?",
                      "Time in {a}? Time in {b}?", "Look up the current time for {a} and {b}."]},
-    "eval": {"zh": ["我想同时知道{a}与{b}此刻的时间"],
-             "en": ["Could you give me the local times for {a} and {b}?"]},
+    "eval": {"zh": ["麻烦分别报一下{a}和{b}眼下的时间", "{a}这会儿几点?{b}那边又是几点?", "我想同时知道{a}与{b}此刻的时间"],
+             "en": ["What hour is it in {a}, and what hour in {b}?", "Can you see the clocks in {a} and {b} for me?",
+                    "Could you give me the local times for {a} and {b}?"]},
 }
 PAR_EXCHANGE2_Q = {
     "train": {"zh": ["{s1}兑{d1}和{s2}兑{d2}的汇率分别是多少?", "帮我查{s1}对{d1}、{s2}对{d2}的汇率。",
@@ -387,8 +400,9 @@ PAR_EXCHANGE2_Q = {
                      "{s1} to {d1}, {s2} to {d2}: current rates?",
                      "Two exchange rates: first {s1} to {d1}, then {s2} to {d2}.",
                      "Rates for {s1}/{d1} plus {s2}/{d2}?"]},
-    "eval": {"zh": ["请一起报一下{s1}兑{d1}以及{s2}兑{d2}的最新汇率"],
-             "en": ["I need both the {s1}-{d1} rate and the {s2}-{d2} rate."]},
+    "eval": {"zh": ["麻烦查查{s1}换{d1}与{s2}换{d2}眼下的价格", "{s1}对{d1}这会儿多少?{s2}对{d2}又是多少?", "请一起报一下{s1}兑{d1}以及{s2}兑{d2}的最新汇率"],
+             "en": ["What are the going rates for {s1} to {d1} and {s2} to {d2}?", "Can you see what one {s1} gets in {d1}, and one {s2} in {d2}?",
+                    "I need both the {s1}-{d1} rate and the {s2}-{d2} rate."]},
 }
 PAR_WEATHER_TIME_Q = {
     "train": {"zh": ["{place}现在几点?天气怎么样?", "帮我看看{place}的时间和天气。", "{place}现在的时间和天气是?",
@@ -406,8 +420,9 @@ PAR_WEATHER_TIME_Q = {
                      "Check what time it is in {place} and how the weather looks.",
                      "How late is it in {place}, and how's the weather?",
                      "Current time and weather for {place}?"]},
-    "eval": {"zh": ["我朋友在{place},那边此刻几点、天气如何?"],
-             "en": ["My friend is in {place}; what's the local time and the weather there?"]},
+    "eval": {"zh": ["麻烦查下{place}眼下的时间和天气状况", "{place}这会儿几点钟,天气又怎样?", "我朋友在{place},那边此刻几点、天气如何?"],
+             "en": ["What hour is it in {place}, and what are conditions like?", "Can you see both the clock and the weather in {place}?",
+                    "My friend is in {place}; what's the local time and the weather there?"]},
 }
 
 # --- chained: the second call uses the first result ---
@@ -427,8 +442,9 @@ CHAIN_FAHRENHEIT_Q = {
                      "My American friend asks how hot it is in {city}, in °F.",
                      "Fahrenheit reading for {city} right now?", "How hot is it in {city} in °F?",
                      "{city} weather in Fahrenheit, please.", "I need {city}'s temperature in Fahrenheit."]},
-    "eval": {"zh": ["{city}此刻的温度如果用华氏度表示是多少?", "想知道{city}现在的华氏温度"],
-             "en": ["Convert the current temperature in {city} to Fahrenheit for me.",
+    "eval": {"zh": ["麻烦把{city}眼下的气温用华氏度报给我", "{city}这会儿的温度折算为华氏是多少?", "{city}此刻的温度如果用华氏度表示是多少?", "想知道{city}现在的华氏温度"],
+             "en": ["What is {city}'s temperature on the Fahrenheit scale?", "Can you give {city}'s current reading in degrees F?",
+                    "Convert the current temperature in {city} to Fahrenheit for me.",
                     "In Fahrenheit, how warm is {city} right now?"]},
 }
 CHAIN_MONEY_Q = {
@@ -449,8 +465,9 @@ CHAIN_MONEY_Q = {
                      "How many {dst} is {amount} {src}?",
                      "My wallet has {amount} {src}; how many {dst} could I exchange it for?",
                      "Work out {amount} {src} in {dst}."]},
-    "eval": {"zh": ["手上有{amount}{src},按现在的汇率折算成{dst}是多少?", "{amount}{src}折合{dst}大概多少钱?"],
-             "en": ["I'm carrying {amount} {src}; what's that in {dst} at today's rate?",
+    "eval": {"zh": ["麻烦算算{amount}{src}眼下能换到多少{dst}", "{amount}{src}按这会儿的汇率值多少{dst}?", "手上有{amount}{src},按现在的汇率折算成{dst}是多少?", "{amount}{src}折合{dst}大概多少钱?"],
+             "en": ["What would {amount} {src} come to in {dst} right now?", "Can you work out how many {dst} I'd get for {amount} {src}?",
+                    "I'm carrying {amount} {src}; what's that in {dst} at today's rate?",
                     "Roughly how many {dst} would {amount} {src} fetch?"]},
 }
 CHAIN_PRICE_Q = {
@@ -472,8 +489,9 @@ CHAIN_PRICE_Q = {
                      "How much do {n} items at {price} {src} cost in {dst}?",
                      "If one costs {price} {src}, how many {dst} for {n}?",
                      "Price is {price} {src} per unit and I need {n} units. Total in {dst}?"]},
-    "eval": {"zh": ["{n}份午餐,每份{price}{src},总共折合多少{dst}?"],
-             "en": ["{n} books at {price} {src} apiece: how much is that altogether in {dst}?"]},
+    "eval": {"zh": ["麻烦算下{n}样东西、每样{price}{src},一共折合多少{dst}", "买{n}份单价{price}{src}的商品,换算为{dst}是多少?", "{n}份午餐,每份{price}{src},总共折合多少{dst}?"],
+             "en": ["What do {n} things priced at {price} {src} each come to in {dst}?", "Can you total {n} units at {price} {src} and give it in {dst}?",
+                    "{n} books at {price} {src} apiece: how much is that altogether in {dst}?"]},
 }
 CHAIN_TOTAL_Q = {
     "train": {"zh": ["{n}个{q}{src}加起来是多少{dst}?", "{q}{src}的{n}倍是多少{dst}?",
@@ -492,8 +510,9 @@ CHAIN_TOTAL_Q = {
                      "What's {q} {src} times {n}, in {dst}?",
                      "Sum {n} batches of {q} {src} and give me {dst}.",
                      "{n} times {q} {src} equals how many {dst}?"]},
-    "eval": {"zh": ["{q}{src}乘以{n}以后,换算成{dst}是多少?"],
-             "en": ["Take {q} {src}, multiply it by {n}, and express the total in {dst}."]},
+    "eval": {"zh": ["麻烦把{n}份{q}{src}合计后折算为{dst}", "{q}{src}一份,共{n}份,等同于多少{dst}?", "{q}{src}乘以{n}以后,换算成{dst}是多少?"],
+             "en": ["What do {n} portions of {q} {src} make in {dst}?", "Can you multiply {q} {src} by {n} and give the result in {dst}?",
+                    "Take {q} {src}, multiply it by {n}, and express the total in {dst}."]},
 }
 
 # --- correction: the first call fails with a hint ---
@@ -509,20 +528,23 @@ CORR_WEATHER_Q = {
                      "Check the weather in {place}.", "What's the temperature in {place}?",
                      "Is it cold in {place}?", "Weather for {place}?",
                      "Look up the weather in {place} for me."]},
-    "eval": {"zh": ["{place}那一带现在天气怎样?", "我在{place},外面天气如何?"],
-             "en": ["I'm staying in {place}; what's it like outside?",
+    "eval": {"zh": ["麻烦查下{place}眼下的天气", "{place}这会儿天气怎样?", "{place}那一带现在天气怎样?", "我在{place},外面天气如何?"],
+             "en": ["How's it looking weather-wise in {place}?", "Weather conditions in {place} at present?",
+                    "What are conditions like in {place} today?", "Can you see what the weather is around {place}?",
+                    "I'm staying in {place}; what's it like outside?",
                     "Could you check the weather around {place}?"]},
 }
 CORR_MATH_Q = {
-    "train": {"zh": ["帮我算一下 {expr}", "{expr} 等于几?", "算算{expr}", "{expr}是多少?", "计算 {expr}",
+    "train": {"zh": ["帮我算一下 {expr}", "{expr} 等于几?", "算算{expr}", "{expr}是多少?", "帮忙计算 {expr}",
                      "{expr} 的结果是多少?", "{expr}=?", "告诉我 {expr} 等于多少", "做题:{expr}", "请算出 {expr}",
-                     "{expr} 多少?", "快帮我算 {expr}", "算一下{expr}"],
+                     "{expr} 结果多少?", "快帮我算 {expr}", "算一下{expr}"],
               "en": ["What is {expr}?", "Calculate {expr} please.", "Work out {expr}.", "{expr} equals?",
                      "Compute {expr}.", "What's {expr}?", "Solve {expr} for me.",
                      "Tell me the result of {expr}.", "{expr} = ?", "Math check: {expr}",
                      "How much is {expr}?", "Quick math: {expr}", "Help me calculate {expr}."]},
-    "eval": {"zh": ["请问 {expr} 的积是多少?", "{expr} 帮忙算下"],
-             "en": ["Could you multiply this out: {expr}?", "What does {expr} give?"]},
+    "eval": {"zh": ["麻烦求一下 {expr}", "{expr} 算出来是多少?", "请问 {expr} 的积是多少?", "{expr} 帮忙算下"],
+             "en": ["What number do you get from {expr}?", "Can you work out {expr} for me?",
+                    "Could you multiply this out: {expr}?", "What does {expr} give?"]},
 }
 
 # --- no_tool: train (question, answer) pairs of three kinds; eval has questions only (held-out phrasings) ---
@@ -722,6 +744,26 @@ NO_TOOL_EVAL = {
            "Tell me something funny.", "Write a short wish for a friend's wedding.", "Good afternoon!",
            "How can I deal with stress?", "Recommend a good movie.", "What is blockchain?", "See you later!"],
 }
+# more held-out no_tool questions: eval-only templates around topics (some of them a tool's subject, where the
+# right answer still needs no call)
+NO_TOOL_EVAL_TEMPLATES = {
+    "zh": ["能简单讲讲{topic}吗?", "{topic}是怎么一回事?", "给我科普一下{topic}"],
+    "en": ["Can you explain {topic} in simple terms?", "What should I know about {topic}?",
+           "Give me a short introduction to {topic}."],
+}
+NO_TOOL_EVAL_TOPICS = {
+    "zh": ["量子计算", "通货膨胀", "黑洞", "疫苗的原理", "全球变暖", "潮汐", "时区的由来", "汇率为什么会变动",
+           "华氏温标", "公制单位", "天气预报的原理", "翻译软件的原理", "四则运算", "闰年", "地震"],
+    "en": ["quantum computing", "inflation", "black holes", "vaccines", "global warming", "tides",
+           "time zones", "exchange rates", "the Fahrenheit scale", "the metric system", "weather forecasting",
+           "machine translation", "long division", "leap years", "earthquakes"],
+}
+
+
+def no_tool_eval_questions(lang) -> list:
+    templated = [t.format(topic=topic) for topic in NO_TOOL_EVAL_TOPICS[lang] for t in NO_TOOL_EVAL_TEMPLATES[lang]]
+    return NO_TOOL_EVAL[lang] + templated
+
 
 # how often make_no_tool draws each kind of train question; "hard" names the tool it is about by a short topic
 NO_TOOL_KINDS = {"chat": 20, "ask": 45, "hard": 35}
@@ -740,6 +782,30 @@ TEMPLATE_TABLES = {
     "chain_fahrenheit": CHAIN_FAHRENHEIT_Q, "chain_money": CHAIN_MONEY_Q, "chain_price": CHAIN_PRICE_Q,
     "chain_total": CHAIN_TOTAL_Q, "corr_weather": CORR_WEATHER_Q, "corr_math": CORR_MATH_Q,
 }
+
+# Three phrasing splits that never share a phrasing: "sft" (the SFT conversations), "rl" (the agent RL prompt
+# pool) and "eval" (the held-out set). The "train" lists above hold SFT and RL phrasings together: every
+# RL_EVERY-th one (the 5th, 10th, ...) is RL's, and the same goes for the no_tool (question, answer) lists.
+RL_EVERY = 5
+
+
+def carve_rl(items) -> tuple:
+    """(SFT items, RL items) of one train list."""
+    return ([x for i, x in enumerate(items) if i % RL_EVERY != RL_EVERY - 1],
+            [x for i, x in enumerate(items) if i % RL_EVERY == RL_EVERY - 1])
+
+
+for _table in TEMPLATE_TABLES.values():
+    _train = _table.pop("train")
+    _table["sft"], _table["rl"] = {}, {}
+    for _lang in LANGS:
+        _table["sft"][_lang], _table["rl"][_lang] = carve_rl(_train[_lang])
+NO_TOOL_SPLITS = {"sft": {}, "rl": {}}  # phrasing split -> kind -> lang -> [(question, answer[, topic])]
+for _kind, _pairs in NO_TOOL_TABLES.items():
+    NO_TOOL_SPLITS["sft"][_kind], NO_TOOL_SPLITS["rl"][_kind] = {}, {}
+    for _lang in LANGS:
+        NO_TOOL_SPLITS["sft"][_kind][_lang], NO_TOOL_SPLITS["rl"][_kind][_lang] = carve_rl(_pairs[_lang])
+
 
 # ==========================================================================================================
 # Train-only phrasing variety: an opener, a closer and other end punctuation around a train prompt
@@ -883,27 +949,45 @@ def is_eval_number(x) -> bool:
     return int(hashlib.md5(str(x).encode()).hexdigest(), 16) % EVAL_POOL_SHARE == 0
 
 
+def is_eval_combo(*parts) -> bool:
+    """The same hash split for combinations of entities (two cities, a city and a currency pair, ...): a
+    combination in the eval pool is never asked in SFT or RL, although each entity alone is."""
+    key = "|".join(map(str, parts))
+    return int(hashlib.md5(key.encode()).hexdigest(), 16) % EVAL_POOL_SHARE == 0
+
+
 @dataclass
 class Ctx:
-    """What every maker needs: the one shared RNG and the split ("train" or "eval") it draws for."""
+    """What every maker needs: the one shared RNG, the phrasing split it takes user templates from ("sft",
+    "rl" or "eval") and the pool its numbers and entity combinations come from ("train" or "eval")."""
     rng: random.Random
-    split: str
+    phrasing: str
+    pool: str
 
     def template(self, table, lang):
-        return self.rng.choice(table[self.split][lang])
+        return self.rng.choice(table[self.phrasing][lang])
 
     def answer(self, table, lang, **values):
         text = self.rng.choice(table[lang]).format(**values)
         return text[0].upper() + text[1:]
 
     def draw(self, make, banned=()):
-        """Call make() until every number it returns is in this split's pool and none is banned."""
-        want_eval = self.split == "eval"
+        """Call make() until every number it returns is in this pool and none is banned."""
+        want_eval = self.pool == "eval"
         for _ in range(100_000):
             values = make()
             if all(is_eval_number(v) == want_eval and v not in banned for v in values):
                 return values
         raise RuntimeError("no numbers left in the pool; widen the range")
+
+    def combo(self, make):
+        """Call make() until the combination it returns is in this pool."""
+        want_eval = self.pool == "eval"
+        for _ in range(100_000):
+            parts = make()
+            if is_eval_combo(*parts) == want_eval:
+                return parts
+        raise RuntimeError("no combinations left in the pool")
 
 
 # ==========================================================================================================
@@ -976,6 +1060,16 @@ def unit_value(rng, unit):
 
 def money_amount(rng):
     return rng.randint(1, 100) * 10 if rng.random() < 0.5 else rng.randint(2, 2000)
+
+
+SEPARATOR_RATE = 0.3  # share of numbers of 1,000 and more that a user types with thousands separators
+
+
+def number_text(rng, x) -> str:
+    """How a user types a number: 1250 or, now and then, 1,250 (the call always carries the plain number)."""
+    if isinstance(x, int) and abs(x) >= 1000 and rng.random() < SEPARATOR_RATE:
+        return f"{x:,}"
+    return str(x)
 
 
 # --- reasoning_content for thinking samples ---
@@ -1075,7 +1169,7 @@ def make_unit_single(ctx, lang):
     (value,) = ctx.draw(lambda: (unit_value(ctx.rng, src),), banned=UNIT_BANNED)
     c = call("unit_converter", {"value": value, "from_unit": src, "to_unit": dst})
     s, d = unit_label(ctx, src, lang), unit_label(ctx, dst, lang)
-    user = ctx.template(UNIT_Q, lang).format(value=value, src=s, dst=d)
+    user = ctx.template(UNIT_Q, lang).format(value=number_text(ctx.rng, value), src=s, dst=d)
     answer = ctx.answer(UNIT_A, lang, value=value, src=s, dst=d, result=c.result["result"])
     goal = tr(lang, f"把{value}{s}换算成{d}", f"convert {value} {s} to {d}")
     return one_turn("single", lang, user, [c], goal, answer, values=[value])
@@ -1090,6 +1184,12 @@ def two_operands(rng, op):
     return rng.randint(10, 9999), rng.randint(10, 9999)
 
 
+def decimal_operand(rng):
+    """A number with one or two decimals, as people write prices and measures: 3.5, 12.75 (63.0 is 63)."""
+    x = round(rng.uniform(1, 500), rng.choice([1, 1, 2]))
+    return int(x) if x == int(x) else x
+
+
 def math_problem(ctx, lang):
     """(how the user writes it, the valid expression for the call, the operands the user typed)."""
     rng = ctx.rng
@@ -1099,17 +1199,30 @@ def math_problem(ctx, lang):
         sym = rng.choice(OP_SYMBOLS[op])
         return f" {sym} " if spaced else sym
 
-    shape = rng.choice(["two", "two", "three", "paren", "power"])
-    if shape == "two":
-        op = rng.choice("+-*/")
-        a, b = ctx.draw(lambda: two_operands(rng, op), banned=MATH_BANNED)
-        text = f"{a}{OP_WORDS[lang][op]}{b}" if rng.random() < 0.3 else f"{a}{show(op)}{b}"
+    def num(x):
+        return number_text(rng, x)
+
+    shape = rng.choice(["two", "two", "two", "decimal", "three", "paren", "power", "power_n"])
+    if shape in ("two", "decimal"):
+        op = rng.choice("+-*/" if shape == "two" else "+-*")
+        make = (lambda: two_operands(rng, op)) if shape == "two" else \
+            (lambda: (decimal_operand(rng), rng.choice([decimal_operand(rng), rng.randint(2, 99)])))
+        a, b = ctx.draw(make, banned=MATH_BANNED)
+        if rng.random() < 0.3:
+            text = f"{num(a)}{rng.choice(OP_WORDS[lang][op])}{num(b)}"
+        else:
+            text = f"{num(a)}{show(op)}{num(b)}"
         return text, f"{a}{op}{b}", [a, b]
     if shape == "power":  # the exponent (2 or 3) counts as part of the operator, not as an operand
         (a,) = ctx.draw(lambda: (rng.randint(2, 99),), banned=MATH_BANNED)
         e = rng.choice([2, 3])
         text = f"{a}{POWER_WORDS[lang][e]}" if rng.random() < 0.5 else f"{a}^{e}"
         return text, f"{a}**{e}", [a]
+    if shape == "power_n":  # a small base to a larger exponent: 2的10次方, 3 to the power of 7 (all <= 10)
+        a, e = rng.randint(2, 9), rng.randint(4, 10)
+        text = rng.choice([f"{a}的{e}次方", f"{a}的{e}次幂"] if lang == "zh" else
+                          [f"{a} to the power of {e}", f"{a} raised to the {e}th power"])
+        return (text if rng.random() < 0.7 else f"{a}^{e}"), f"{a}**{e}", []
     a, b, c = ctx.draw(lambda: tuple(rng.randint(2, 200) for _ in range(3)), banned=MATH_BANNED)
     if shape == "three":
         o1, o2 = rng.choice("+-*"), rng.choice("+-*")
@@ -1161,15 +1274,16 @@ def parallel_sample(ctx, lang, table, fill, labelled_calls, goal):
 
 
 def make_parallel_weather2(ctx, lang):
-    a, b = ctx.rng.sample(WEATHER_CITIES, 2)
+    a, b = ctx.combo(lambda: ctx.rng.sample(WEATHER_CITIES, 2))
     (la, ca), (lb, cb) = weather_call(ctx, lang, a), weather_call(ctx, lang, b)
     goal = tr(lang, f"了解{la}和{lb}的天气", f"know the weather in {la} and {lb}")
     return parallel_sample(ctx, lang, PAR_WEATHER2_Q, {"a": la, "b": lb}, [(ca, la), (cb, lb)], goal)
 
 
 def make_parallel_weather_exchange(ctx, lang):
-    city, cw = weather_call(ctx, lang)
-    (src, dst), ce = exchange_call(ctx, lang)
+    city, pair = ctx.combo(lambda: (ctx.rng.choice(WEATHER_CITIES), ctx.rng.choice(CURRENCY_PAIRS)))
+    city, cw = weather_call(ctx, lang, city)
+    (src, dst), ce = exchange_call(ctx, lang, pair)
     goal = tr(lang, f"了解{city}的天气,还想知道{src}兑{dst}的汇率",
               f"know the weather in {city} and the {src} to {dst} rate")
     fill = {"city": city, "src": src, "dst": dst}
@@ -1177,15 +1291,18 @@ def make_parallel_weather_exchange(ctx, lang):
 
 
 def make_parallel_time2(ctx, lang):
-    tz_a, tz_b = ctx.rng.sample(TIMEZONES, 2)
+    tz_a, tz_b = ctx.combo(lambda: ctx.rng.sample(TIMEZONES, 2))
     (la, ca), (lb, cb) = time_call(ctx, lang, tz_a), time_call(ctx, lang, tz_b)
     goal = tr(lang, f"知道{la}和{lb}现在几点", f"know the time in {la} and {lb}")
     return parallel_sample(ctx, lang, PAR_TIME2_Q, {"a": la, "b": lb}, [(ca, la), (cb, lb)], goal)
 
 
 def make_parallel_exchange2(ctx, lang):
-    p1 = ctx.rng.choice(CURRENCY_PAIRS)
-    p2 = ctx.rng.choice([p for p in CURRENCY_PAIRS if p not in (p1, p1[::-1])])
+    def two_pairs():
+        p1 = ctx.rng.choice(CURRENCY_PAIRS)
+        return p1, ctx.rng.choice([p for p in CURRENCY_PAIRS if p not in (p1, p1[::-1])])
+
+    p1, p2 = ctx.combo(two_pairs)
     (s1, d1), c1 = exchange_call(ctx, lang, p1)
     (s2, d2), c2 = exchange_call(ctx, lang, p2)
     goal = tr(lang, f"查{s1}兑{d1}和{s2}兑{d2}的汇率", f"get the {s1}/{d1} and {s2}/{d2} rates")
@@ -1230,7 +1347,7 @@ def make_chain_money(ctx, lang):
     (src, dst), first = exchange_call(ctx, lang, codes_only_en=True)
     rate = first.result["rate"]
     second = call("calculate_math", {"expression": f"{amount}*{rate}"})
-    user = ctx.template(CHAIN_MONEY_Q, lang).format(amount=amount, src=src, dst=dst)
+    user = ctx.template(CHAIN_MONEY_Q, lang).format(amount=number_text(ctx.rng, amount), src=src, dst=dst)
     answer = ctx.answer(CHAIN_MONEY_A, lang, amount=amount, src=src, dst=dst, rate=rate,
                         total=second.result["result"])
     goal = tr(lang, f"知道{amount}{src}能换多少{dst}", f"know what {amount} {src} is in {dst}")
@@ -1356,10 +1473,10 @@ def make_error_time(ctx, lang):
 # ==========================================================================================================
 
 def make_no_tool(ctx, lang, question=None):
-    if ctx.split == "eval":  # eval cases have no answer; the question comes from NO_TOOL_EVAL
+    if question is not None:  # an eval case: the question is given, and it has no answer
         return Sample("no_tool", lang, question, [], "", THINK_DIRECT[lang])
     kind = ctx.rng.choices(list(NO_TOOL_KINDS), weights=list(NO_TOOL_KINDS.values()))[0]
-    entry = ctx.rng.choice(NO_TOOL_TABLES[kind][lang])
+    entry = ctx.rng.choice(NO_TOOL_SPLITS[ctx.phrasing][kind][lang])
     sample = Sample("no_tool", lang, entry[0], [], entry[1], THINK_DIRECT[lang], wrap=kind != "chat")
     if kind == "hard":
         sample.mention = list(TOOL_NAMES) if entry[2] == "all" else [TOOL_TOPICS[entry[2]]]
@@ -1384,8 +1501,10 @@ assert list(MAKERS["single"]) == TOOL_NAMES
 
 
 def make_sample(ctx, category, lang):
-    """A train sample (eval cases come from eval_jobs); its prompt gets the train-only phrasing variety."""
-    assert ctx.split == "train"
+    """An SFT or RL sample (eval cases come from eval_jobs); its prompt gets the train-only phrasing variety."""
+    if ctx.phrasing not in ("sft", "rl") or ctx.pool != "train":
+        raise ValueError(f"make_sample draws SFT and RL samples, not {ctx.phrasing} phrasings from the "
+                         f"{ctx.pool} pool")
     makers = list(MAKERS[category].values())
     sample = ctx.rng.choice(makers)(ctx, lang)
     sample.user = vary_prompt(ctx.rng, sample)
@@ -1541,9 +1660,13 @@ def rl_record(rng, sample):
             "expect_tools": sample.expect_tools}
 
 
-def eval_record(rng, sample):
+def eval_record(rng, sample, skill):
+    """A held-out case; expect_calls are the reference's successful calls (what a right answer asks)."""
+    calls = [{"name": c.name, "arguments": c.args} for step in sample.steps for c in step.calls
+             if "error" not in c.result]
     return {"prompt": sample.user, "tools": offer_tools(rng, sample), "gt": sample.gt,
-            "expect_tools": sample.expect_tools, "category": sample.category}
+            "expect_tools": sample.expect_tools, "category": sample.category, "skill": skill,
+            "expect_calls": calls}
 
 
 # ==========================================================================================================
@@ -1579,34 +1702,54 @@ def build_split(ctx, n, weights, to_record, seen=None):
     return rows
 
 
-def eval_jobs():
-    """(maker, lang) for every eval case: makers in turn, each with both languages."""
+# the skills the held-out sets measure, each with the makers of its cases; no_tool is added by eval_jobs
+EVAL_SKILLS = {
+    "math": [make_math_single], "unit": [make_unit_single],
+    "weather_time": [make_weather_single, make_time_single],
+    "exchange_translate": [make_exchange_single, make_translate_single],
+    "parallel": list(MAKERS["parallel"].values()), "chained": list(MAKERS["chained"].values()),
+    "correction": list(MAKERS["correction"].values()),
+}
+
+
+def eval_jobs(rng, phrasing, per_skill):
+    """(skill, maker, lang) for every case of one held-out set: each skill's makers in turn, both languages.
+    no_tool: every eval question ("eval"), or per_skill SFT questions ("sft")."""
     jobs = []
-    for category, count in EVAL_COUNTS.items():
-        makers = list(MAKERS[category].values())
-        jobs += [(makers[i % len(makers)], LANGS[i // len(makers) % 2]) for i in range(count)]
+    for skill, makers in EVAL_SKILLS.items():
+        jobs += [(skill, makers[i % len(makers)], LANGS[i // len(makers) % 2]) for i in range(per_skill)]
     for lang in LANGS:
-        jobs += [(functools.partial(make_no_tool, question=q), lang) for q in NO_TOOL_EVAL[lang]]
+        if phrasing == "eval":
+            questions = no_tool_eval_questions(lang)
+        else:
+            pairs = [p for kind in NO_TOOL_SPLITS[phrasing].values() for p in kind[lang]]
+            questions = [p[0] for p in rng.sample(pairs, per_skill // 2)]
+        jobs += [("no_tool", functools.partial(make_no_tool, question=q), lang) for q in questions]
     return jobs
 
 
-def build_eval(ctx):
+def build_eval(ctx, jobs):
+    """One case per job; a prompt drawn twice is redrawn."""
     rows, prompts = [], set()
-    for maker, lang in eval_jobs():
+    for skill, maker, lang in jobs:
         for _ in range(1000):
             sample = maker(ctx, lang)
             if sample.user not in prompts:
                 break
         else:
-            raise RuntimeError("could not draw a new eval prompt")
+            raise RuntimeError(f"could not draw a new {skill} eval prompt ({ctx.phrasing} phrasings)")
         prompts.add(sample.user)
-        rows.append((sample, eval_record(ctx.rng, sample)))
+        rows.append((sample, eval_record(ctx.rng, sample, skill)))
     return rows
 
 
 # ==========================================================================================================
 # Checks
 # ==========================================================================================================
+
+class DataCheckError(ValueError):
+    """Generated data that breaks a promise of the data; the message names the table, template or sample."""
+
 
 def check_conversation(conversations):
     """Every tool message equals what execute_tool returns for the call with its id."""
@@ -1616,25 +1759,30 @@ def check_conversation(conversations):
             calls[tc["id"]] = tc["function"]
         if m["role"] == "tool":
             f = calls[m["tool_call_id"]]
-            assert m["name"] == f["name"]
             expected = json.dumps(execute_tool(f["name"], json.loads(f["arguments"])), ensure_ascii=False)
-            assert m["content"] == expected, (m, expected)
+            if m["name"] != f["name"] or m["content"] != expected:
+                raise DataCheckError(f"tool message {m} does not match execute_tool: {expected}")
 
 
 def check_sample(sample, answer, offered):
     for step in sample.steps:
         for c in step.calls:
             expected = json.dumps(execute_tool(c.name, c.args), ensure_ascii=False)
-            assert json.dumps(c.result, ensure_ascii=False) == expected, (c, expected)
-    for g in sample.gt:
-        assert g in answer, (g, answer)
-    assert set(sample.expect_tools) <= set(offered), (sample.expect_tools, offered)
+            if json.dumps(c.result, ensure_ascii=False) != expected:
+                raise DataCheckError(f"{sample.user!r}: result of {c.name}({c.args}) is not {expected}")
+    missing = [g for g in sample.gt if g not in answer]
+    if missing:
+        raise DataCheckError(f"{sample.user!r}: the answer {answer!r} does not quote {missing}")
+    if not set(sample.expect_tools) <= set(offered):
+        raise DataCheckError(f"{sample.user!r}: needs {sample.expect_tools}, offered {offered}")
     errors = ["error" in c.result for step in sample.steps for c in step.calls]
     expected = {"correction": [True, False], "error": [True]}.get(sample.category, [False] * len(errors))
-    assert errors == expected, (sample.category, sample.user)
+    if errors != expected:
+        raise DataCheckError(f"{sample.user!r}: {sample.category} calls fail as {errors}, not {expected}")
     banned = re.search(r"256\D{1,12}37(?!\d)", sample.user) or \
         re.search(r"(?<![\d.])100\s*(km|公里|千米|kilometers)", sample.user)
-    assert not banned, sample.user
+    if banned:
+        raise DataCheckError(f"{sample.user!r} is a default test prompt")
 
 
 def normalized(text):
@@ -1642,53 +1790,84 @@ def normalized(text):
     return re.sub(r"[\W_]+", "", text.lower())
 
 
-def check_phrasings():
-    """Train and eval phrasings stay apart: no template or no_tool question in both, and no opener or closer
-    whose words occur in an eval prompt (Chinese: as a substring; English: as whole words)."""
-    eval_texts = [t for table in TEMPLATE_TABLES.values() for lang in LANGS for t in table["eval"][lang]]
-    eval_texts += [q for lang in LANGS for q in NO_TOOL_EVAL[lang]]
-    held_out = {normalized(t) for t in eval_texts}
+PHRASING_SPLITS = ("sft", "rl", "eval")
+
+
+def phrasing_owners() -> dict:
+    """normalized phrasing -> {(split, where)}: every user template and no_tool question of every split."""
+    owners = {}
     for name, table in TEMPLATE_TABLES.items():
-        for lang in LANGS:
-            shared = {normalized(t) for t in table["train"][lang]} & held_out
-            assert not shared, (name, shared)
+        for split in PHRASING_SPLITS:
+            for lang in LANGS:
+                for t in table[split][lang]:
+                    owners.setdefault(normalized(t), set()).add((split, f"template table {name} ({lang}): {t!r}"))
+    for split in ("sft", "rl"):
+        for kind, pairs in NO_TOOL_SPLITS[split].items():
+            for lang in LANGS:
+                for p in pairs[lang]:
+                    owners.setdefault(normalized(p[0]), set()).add((split, f"no_tool {kind} ({lang}): {p[0]!r}"))
+    for lang in LANGS:
+        for q in no_tool_eval_questions(lang):
+            owners.setdefault(normalized(q), set()).add(("eval", f"no_tool eval ({lang}): {q!r}"))
+    return owners
+
+
+def check_phrasings():
+    """The three phrasing splits share no phrasing (a template or a no_tool question in two of them is an
+    error that names both), and no opener or closer has a word that occurs in an eval prompt (Chinese: as a
+    substring; English: as whole words)."""
+    for owners in phrasing_owners().values():
+        if len({split for split, _ in owners}) > 1:
+            where = "; ".join(f"{split}: {w}" for split, w in sorted(owners))
+            raise DataCheckError(f"one phrasing in two phrasing splits: {where}")
     questions = [e[0] for kinds in NO_TOOL_TABLES.values() for lang in LANGS for e in kinds[lang]]
-    assert len(set(questions)) == len(questions), "a no_tool question is listed twice"
-    assert not {normalized(q) for q in questions} & held_out
-    eval_lower = [t.lower() for t in eval_texts]
+    twice = sorted({q for q in questions if questions.count(q) > 1})
+    if twice:
+        raise DataCheckError(f"no_tool questions listed twice: {twice}")
+    eval_texts = [t for table in TEMPLATE_TABLES.values() for lang in LANGS for t in table["eval"][lang]]
+    eval_lower = [t.lower() for lang in LANGS for t in no_tool_eval_questions(lang)] + \
+        [t.lower() for t in eval_texts]
     for lang in LANGS:
         words = [w for kinds in (OPENERS[lang], CLOSERS[lang]) for ws in kinds.values() for w in ws]
         for w in words:
             core = normalized(w) if lang == "zh" else " ".join(re.findall(r"[\w']+", w.lower()))
             pattern = re.escape(core) if lang == "zh" else rf"\b{re.escape(core)}\b"
             hits = [t for t in eval_lower if re.search(pattern, t)]
-            assert not hits, (w, hits)
+            if hits:
+                raise DataCheckError(f"train opener/closer {w!r} ({lang}) occurs in eval prompts {hits[:3]}")
 
 
 def offered_names(conversations):
     return [t["function"]["name"] for t in json.loads(conversations[0]["tools"])]
 
 
-def run_checks(sft, val, rl, evals):
+def run_checks(sft, val, rl, evals, seen_evals):
     for rows in (sft, val):
         for sample, record in rows:
             conv = record["conversations"]
             check_conversation(conv)
             check_sample(sample, conv[-1]["content"], offered_names(conv))
             thinking = "reasoning_content" in conv[-1]
-            assert all(("reasoning_content" in m) == thinking for m in conv if m["role"] == "assistant")
+            if not all(("reasoning_content" in m) == thinking for m in conv if m["role"] == "assistant"):
+                raise DataCheckError(f"{sample.user!r}: some assistant turns think and some do not")
     for sample, record in rl:
         conv = record["conversations"]
         check_sample(sample, conv[-1]["content"], offered_names(conv))
-    for sample, record in evals:
+    for sample, record in evals + seen_evals:
         check_sample(sample, sample.answer, record["tools"])
     train = [s for rows in (sft, val, rl) for s, _ in rows]
     train_prompts = {s.user for s in train}
     train_values = {str(v) for s in train for v in s.values}
     for sample, _ in evals:
-        assert sample.user not in train_prompts, sample.user
-        assert not any(str(v) in train_values for v in sample.values), (sample.user, sample.values)
-    assert "error" not in {s.category for s, _ in rl + evals}
+        if sample.user in train_prompts:
+            raise DataCheckError(f"eval prompt {sample.user!r} is also a train prompt")
+    for sample, _ in evals + seen_evals:
+        shared = [v for v in sample.values if str(v) in train_values]
+        if shared:
+            raise DataCheckError(f"eval prompt {sample.user!r}: the numbers {shared} also occur in train prompts")
+    leaked = {s.category for s, _ in rl + evals + seen_evals} & {"error"}
+    if leaked:
+        raise DataCheckError("error conversations are SFT only")
     check_phrasings()
 
 
@@ -1704,26 +1883,31 @@ def write_jsonl(path, records):
 
 def main(argv=None):
     args = parse_args(argv)
-    rng = random.Random(args.seed)  # the only source of randomness
-    evals = build_eval(Ctx(rng, "eval"))
-    train_ctx = Ctx(rng, "train")
+    check_phrasings()  # before anything is drawn: a shared phrasing is a table error, not a data error
+
+    def rng(name):  # one random stream per file, so that the size of one file never changes another
+        return random.Random(f"{args.seed}:{name}")
+
+    eval_rng, seen_rng, val_rng = rng("eval"), rng("eval_seen"), rng("sft_val")
+    evals = build_eval(Ctx(eval_rng, "eval", "eval"), eval_jobs(eval_rng, "eval", EVAL_PER_SKILL))
+    seen_evals = build_eval(Ctx(seen_rng, "sft", "eval"), eval_jobs(seen_rng, "sft", SEEN_PER_SKILL))
     seen = set()
-    sft = build_split(train_ctx, args.n_sft, SFT_WEIGHTS, sft_record, seen)
-    val = build_split(train_ctx, args.n_sft_val, SFT_WEIGHTS, sft_record, seen)
-    rl = build_split(train_ctx, args.n_rl, RL_WEIGHTS, rl_record)
-    run_checks(sft, val, rl, evals)
+    val = build_split(Ctx(val_rng, "sft", "train"), args.n_sft_val, SFT_WEIGHTS, sft_record, seen)
+    sft = build_split(Ctx(rng("sft"), "sft", "train"), args.n_sft, SFT_WEIGHTS, sft_record, seen)
+    rl = build_split(Ctx(rng("rl"), "rl", "train"), args.n_rl, RL_WEIGHTS, rl_record)
+    run_checks(sft, val, rl, evals, seen_evals)
 
     os.makedirs(args.out_dir, exist_ok=True)
     files = {"sft_agent.jsonl": sft, "sft_agent_val.jsonl": val, "agent_rl.jsonl": rl,
-             "eval_toolcall.jsonl": evals}
+             "eval_toolcall.jsonl": evals, "eval_toolcall_seen.jsonl": seen_evals}
     categories = list(SFT_WEIGHTS)
-    print(f"{'file':<22}" + "".join(f"{c:>11}" for c in categories) + f"{'total':>8}{'thinking':>10}")
+    print(f"{'file':<26}" + "".join(f"{c:>11}" for c in categories) + f"{'total':>8}{'thinking':>10}")
     for name, rows in files.items():
         write_jsonl(os.path.join(args.out_dir, name), [r for _, r in rows])
         counts = Counter(s.category for s, _ in rows)
         thinking = sum("reasoning_content" in r.get("conversations", [{}])[-1] for _, r in rows)
         cells = "".join(f"{counts[c]:>11}" for c in categories)
-        print(f"{name:<22}{cells}{len(rows):>8}{thinking:>10}")
+        print(f"{name:<26}{cells}{len(rows):>8}{thinking:>10}")
     print(f"checks passed; wrote {len(files)} files to {args.out_dir}")
 
 

@@ -162,7 +162,8 @@ def test_rl_prompt_rows_as_cases_and_the_seen_unseen_split(tmp_path):
     pool = write(tmp_path, rows, name="pool.jsonl")
     cases = load_cases(pool)
     assert cases[0] == {"prompt": "1+1", "tools": ["calculate_math"], "gt": ["2"],
-                        "expect_tools": ["calculate_math"], "category": "single"}
+                        "expect_tools": ["calculate_math"], "category": "single", "skill": "single",
+                        "expect_calls": []}
     assert cases[1]["tools"] == [] and cases[1]["expect_tools"] == []
     # the shipped pool reads as cases, one per row
     shipped = load_cases("dataset/agent_rl.jsonl")

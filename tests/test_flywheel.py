@@ -151,8 +151,11 @@ def test_turns_that_the_template_cannot_write_are_rejected(tok):
 
 # --- incremental SFT -------------------------------------------------------------------------------------
 
+VAL_DIR = {}  # where val_data generated the conversations
+
+
 def sft_file(tmp_path, name, n, start=0):
-    with open(os.path.join(ROOT, "dataset", "sft_agent_val.jsonl"), encoding="utf-8") as f:
+    with open(os.path.join(VAL_DIR["path"], "sft_agent_val.jsonl"), encoding="utf-8") as f:
         lines = f.readlines()[start:start + n]
     assert len(lines) == n
     path = tmp_path / name
@@ -160,12 +163,14 @@ def sft_file(tmp_path, name, n, start=0):
     return str(path)
 
 
-@pytest.fixture
-def val_data():
-    if not os.path.exists(os.path.join(ROOT, "dataset", "sft_agent_val.jsonl")):
-        from scripts.make_agent_data import main as make_agent_data
+@pytest.fixture(scope="module")
+def val_data(tmp_path_factory):
+    """SFT conversations made by the generator (a small set, in a temporary folder)."""
+    from scripts.make_agent_data import main as make_agent_data
 
-        make_agent_data([])
+    out = tmp_path_factory.mktemp("sft")
+    make_agent_data(["--out_dir", str(out), "--n_sft", "20", "--n_sft_val", "300", "--n_rl", "10"])
+    VAL_DIR["path"] = str(out)
 
 
 def test_mix_ratio_is_honoured(tmp_path, tok, val_data):

@@ -1,0 +1,271 @@
+"""
+Build the pretraining text: plain bilingual text made on this machine, no download, for stage 1
+(trainer/train_pretrain.py) before the tool-use SFT.
+
+A tool-using model mostly copies: an entity from the question into a call's arguments, a number from a sentence
+into an expression, a value from a tool result into the answer. So most of this text is copy and reformat
+drills, the rest general text:
+    prose       sentences and paragraphs from `faker` (zh_CN and en_US lorem, names, places, companies)
+    digits      digit strings copied as they are
+    numbers     one number in several forms: 1250, 1,250, 一千二百五十 (`cn2an`), one thousand... (`num2words`)
+    math        an arithmetic question in words or symbols, the expression a calculator reads, its result
+    units       a conversion request, which unit it is from and which to (the direction), the result
+    money       a currency request and its direction, with ISO codes
+    fields      names, cities and companies (faker) copied into JSON fields
+    words       word lists (faker's word lists) copied as they are
+    results     a tool result in JSON and the sentence that quotes its value
+
+Held out: no number in the text is in the evaluation's number pool (scripts/make_agent_data.is_eval_number), and
+no literal piece of an evaluation phrasing occurs in it. The builder refuses a line that breaks either (it is
+redrawn) and checks the whole file again at the end; tests/test_pretrain.py checks a built file.
+
+Packages and licences: faker (MIT), cn2an (MIT), num2words (LGPL-2.1). They are used at build time only; the
+file is generated, not shipped.
+
+Run (deterministic: the same seed gives the same file):
+    python scripts/make_pretrain_data.py
+    python scripts/make_pretrain_data.py --n_docs 200000 --out dataset/pretrain.jsonl
+"""
+import argparse
+import json
+import os
+import random
+import re
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+from scripts.make_agent_data import (  # noqa: E402
+    CITY_NAMES, CURRENCY_NAMES, CURRENCY_PAIRS, LANGS, TEMPLATE_TABLES, UNIT_NAMES, UNIT_PAIRS,
+    Ctx, is_eval_number, math_problem, no_tool_eval_questions, normalized, unit_value,
+)
+from trainer.train_agent import execute_tool  # noqa: E402
+
+# kind of document -> weight; a document is 1 to 4 drills of one kind (prose: one paragraph)
+DOC_KINDS = {"prose": 20, "digits": 8, "numbers": 12, "math": 20, "units": 14, "money": 8, "fields": 8,
+             "words": 4, "results": 6}
+MIN_FRAGMENT = 5  # a literal piece of an eval phrasing this long (letters, digits, CJK) may not occur
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description="Build the pretraining text (copy drills and general text).")
+    p.add_argument("--n_docs", type=int, default=150_000, help="documents (one JSON line each)")
+    p.add_argument("--out", default=os.path.join(ROOT, "dataset", "pretrain.jsonl"))
+    p.add_argument("--seed", type=int, default=7)
+    return p.parse_args(argv)
+
+
+class HeldOutError(ValueError):
+    """Pretraining text that contains an evaluation number or a piece of an evaluation phrasing."""
+
+
+# ----------------------------------------------------------------------------------------------------------
+# the held-out guard
+
+NUMBER_IN_TEXT = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?")
+
+
+def text_numbers(text: str) -> list:
+    """Every number written in digits, as the value a user would type (1,250 -> 1250; 62.0 -> 62)."""
+    values = []
+    for m in NUMBER_IN_TEXT.finditer(text):
+        raw = m.group().replace(",", "")
+        x = float(raw) if "." in raw else int(raw)
+        values.append(int(x) if isinstance(x, float) and x.is_integer() else x)
+    return values
+
+
+def eval_fragments() -> list:
+    """The literal pieces of every eval phrasing (placeholders cut out), normalized, at least MIN_FRAGMENT long."""
+    texts = [t for table in TEMPLATE_TABLES.values() for lang in LANGS for t in table["eval"][lang]]
+    texts += [q for lang in LANGS for q in no_tool_eval_questions(lang)]
+    pieces = {normalized(p) for t in texts for p in re.split(r"\{[a-z0-9_]+\}", t)}
+    return sorted(p for p in pieces if len(p) >= MIN_FRAGMENT)
+
+
+def held_out_problem(text: str, fragments) -> str:
+    """'' when the text is clean, else what is wrong with it."""
+    bad = [x for x in text_numbers(text) if is_eval_number(x)]
+    if bad:
+        return f"evaluation numbers {bad[:5]}"
+    flat = normalized(text)
+    hits = [f for f in fragments if f in flat]
+    return f"evaluation phrasing pieces {hits[:3]}" if hits else ""
+
+
+# ----------------------------------------------------------------------------------------------------------
+# drills
+
+def train_number(rng, lo=11, hi=99_999):
+    while True:
+        x = rng.randint(lo, hi)
+        if not is_eval_number(x):
+            return x
+
+
+def with_separators(n: int) -> str:
+    return f"{n:,}"
+
+
+def drill_digits(rng, fake, lang):
+    s = "".join(rng.choice("0123456789") for _ in range(rng.randint(3, 12)))
+    return rng.choice([f"复制:{s} → {s}", f"原样写出 {s}:{s}", f"Copy: {s} -> {s}", f"{s} again: {s}"])
+
+
+def drill_numbers(rng, fake, lang):
+    from cn2an import an2cn
+    from num2words import num2words
+
+    n = train_number(rng, 11, rng.choice([999, 99_999, 9_999_999]))
+    if lang == "zh":
+        forms = [f"{n} 写作 {with_separators(n)},读作{an2cn(n)}。", f"{an2cn(n)}用数字写是 {n}。",
+                 f"{with_separators(n)} 就是 {n}。"]
+    else:
+        forms = [f"{n} is written {with_separators(n)} and read {num2words(n)}.",
+                 f"{num2words(n)} in digits is {n}.", f"{with_separators(n)} means {n}."]
+    return rng.choice(forms)
+
+
+def drill_math(rng, fake, lang):
+    ctx = Ctx(rng, "sft", "train")
+    text, expr, _ = math_problem(ctx, lang)
+    result = execute_tool("calculate_math", {"expression": expr}).get("result", "")
+    if lang == "zh":
+        forms = [f"题目:{text}。算式:{expr}。结果:{result}。", f"“{text}”写成算式是 {expr},等于 {result}。",
+                 f"{text}\n{{\"expression\": \"{expr}\"}}\n{result}"]
+    else:
+        forms = [f"Problem: {text}. Expression: {expr}. Result: {result}.",
+                 f"\"{text}\" as a formula is {expr}, which is {result}.",
+                 f"{text}\n{{\"expression\": \"{expr}\"}}\n{result}"]
+    return rng.choice(forms)
+
+
+def drill_units(rng, fake, lang):
+    src, dst = rng.choice(UNIT_PAIRS)
+    value = unit_value(rng, src)
+    if is_eval_number(value):
+        return ""
+    s = rng.choice(UNIT_NAMES[src][0 if lang == "zh" else 1])
+    d = rng.choice(UNIT_NAMES[dst][0 if lang == "zh" else 1])
+    result = execute_tool("unit_converter", {"value": value, "from_unit": src, "to_unit": dst})["result"]
+    args = json.dumps({"value": value, "from_unit": src, "to_unit": dst}, ensure_ascii=False)
+    if lang == "zh":
+        forms = [f"把{value}{s}换成{d}:从{s}({src})到{d}({dst}),结果 {result}{d}。",
+                 f"{value}{s}是多少{d}?数值 {value},原单位 {src},目标单位 {dst}。\n{args}",
+                 f"问{d}:{value}{s} = {result}{d}(from {src} to {dst})。"]
+    else:
+        forms = [f"{value} {s} in {d}: from {src} to {dst}, {value} {s} = {result} {d}.",
+                 f"How many {d} in {value} {s}? The value is {value}, from {src}, to {dst}.\n{args}",
+                 f"Asked for {d}, given {s}: {value} {src} -> {result} {dst}."]
+    return rng.choice(forms)
+
+
+def drill_money(rng, fake, lang):
+    src, dst = rng.choice(CURRENCY_PAIRS)
+    amount = train_number(rng, 2, 5000)
+    s, d = CURRENCY_NAMES[src][0 if lang == "zh" else 1], CURRENCY_NAMES[dst][0 if lang == "zh" else 1]
+    rate = execute_tool("get_exchange_rate", {"from_currency": src, "to_currency": dst})["rate"]
+    args = json.dumps({"from_currency": src, "to_currency": dst})
+    if lang == "zh":
+        forms = [f"{amount}{s}换{d}:from_currency 是 {src},to_currency 是 {dst}。\n{args}",
+                 f"{s}兑{d}({src}→{dst})的汇率是 {rate}。", f"用{s}买{d}:先查 {src} 到 {dst}。\n{args}"]
+    else:
+        forms = [f"{amount} {s} into {d}: from_currency {src}, to_currency {dst}.\n{args}",
+                 f"The {s} to {d} rate ({src} -> {dst}) is {rate}.", f"Paying {s} for {d}: look up {src} to {dst}.\n{args}"]
+    return rng.choice(forms)
+
+
+def drill_fields(rng, fake, lang):
+    f = fake[lang]
+    name, city, company = f.name(), f.city(), f.company()
+    if rng.random() < 0.3:
+        city = CITY_NAMES[rng.choice(list(CITY_NAMES))][0 if lang == "zh" else 1]
+    record = json.dumps({"name": name, "city": city, "company": company}, ensure_ascii=False)
+    if lang == "zh":
+        return rng.choice([f"{name}住在{city},在{company}工作。\n{record}",
+                           f"姓名:{name};城市:{city};公司:{company}\n{record}"])
+    return rng.choice([f"{name} lives in {city} and works at {company}.\n{record}",
+                       f"Name: {name}; city: {city}; company: {company}\n{record}"])
+
+
+def drill_words(rng, fake, lang):
+    picked = fake[lang].words(rng.randint(3, 8))
+    sep = "" if lang == "zh" and rng.random() < 0.5 else " "
+    line = sep.join(picked)
+    return rng.choice([f"{line} -> {line}", f"复述:{line}|{line}", f"Repeat: {line} | {line}"])
+
+
+def drill_results(rng, fake, lang):
+    ctx = Ctx(rng, "sft", "train")
+    _, expr, _ = math_problem(ctx, lang)
+    result = execute_tool("calculate_math", {"expression": expr}).get("result", "")
+    city = rng.choice(list(CITY_NAMES))
+    weather = execute_tool("get_current_weather", {"location": city})
+    label = CITY_NAMES[city][0 if lang == "zh" else 1]
+    if rng.random() < 0.5:
+        body = json.dumps({"result": result})
+        return f"{body}\n" + (f"计算结果是 {result}。" if lang == "zh" else f"The result is {result}.")
+    body = json.dumps(weather, ensure_ascii=False)
+    return f"{body}\n" + (f"{label}现在{weather['temperature']},{weather['condition']}。" if lang == "zh"
+                          else f"{label} is {weather['temperature']}, {weather['condition']}.")
+
+
+def drill_prose(rng, fake, lang):
+    f = fake[lang]
+    return f.paragraph(nb_sentences=rng.randint(2, 6)) if rng.random() < 0.7 else f.sentence(nb_words=12)
+
+
+DRILLS = {"prose": drill_prose, "digits": drill_digits, "numbers": drill_numbers, "math": drill_math,
+          "units": drill_units, "money": drill_money, "fields": drill_fields, "words": drill_words,
+          "results": drill_results}
+
+
+def make_doc(rng, fake, kind, fragments) -> str:
+    lang = rng.choice(LANGS)
+    parts = []
+    for _ in range(1 if kind == "prose" else rng.randint(1, 4)):
+        for _ in range(100):
+            line = DRILLS[kind](rng, fake, lang)
+            if line and not held_out_problem(line, fragments):
+                parts.append(line)
+                break
+    return "\n".join(parts)
+
+
+def build(n_docs: int, seed: int) -> list:
+    from faker import Faker
+
+    rng = random.Random(seed)
+    Faker.seed(seed)
+    fake = {"zh": Faker("zh_CN"), "en": Faker("en_US")}
+    fragments = eval_fragments()
+    kinds = rng.choices(list(DOC_KINDS), weights=list(DOC_KINDS.values()), k=n_docs)
+    return [make_doc(rng, fake, kind, fragments) for kind in kinds]
+
+
+def check_docs(docs, fragments=None):
+    """Raise HeldOutError naming the first document with an evaluation number or phrasing piece."""
+    fragments = eval_fragments() if fragments is None else fragments
+    for i, doc in enumerate(docs):
+        problem = held_out_problem(doc, fragments)
+        if problem:
+            raise HeldOutError(f"pretraining document {i + 1} has {problem}: {doc[:80]!r}")
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    docs = [d for d in build(args.n_docs, args.seed) if d]
+    check_docs(docs)  # each line was checked as it was drawn; the joined documents are checked again
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+    tmp = args.out + ".tmp"
+    with open(tmp, "w", encoding="utf-8", newline="\n") as f:
+        for d in docs:
+            f.write(json.dumps({"text": d}, ensure_ascii=False) + "\n")
+    os.replace(tmp, args.out)
+    chars = sum(len(d) for d in docs)
+    print(f"wrote {len(docs)} documents ({chars / 1e6:.1f}M characters) to {args.out}; held-out checks passed")
+
+
+if __name__ == "__main__":
+    main()

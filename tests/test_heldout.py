@@ -1,0 +1,128 @@
+"""The held-out sets: three phrasing splits that never meet, held-out numbers, the interval code."""
+import json
+import math
+import re
+
+import pytest
+
+import scripts.make_agent_data as data
+from scripts.compare_evals import compare, paired_difference
+from scripts.eval_toolcall import CaseResult, calc_result_ok, summarize, wilson_interval, wrong_direction_calls
+
+
+def test_the_three_phrasing_splits_are_disjoint():
+    owners = data.phrasing_owners()
+    splits = {split for o in owners.values() for split, _ in o}
+    assert splits == {"sft", "rl", "eval"}
+    assert all(len({split for split, _ in o}) == 1 for o in owners.values())
+    data.check_phrasings()
+    for name, table in data.TEMPLATE_TABLES.items():
+        for lang in data.LANGS:
+            assert table["rl"][lang], f"{name} ({lang}) has no RL phrasing"
+            assert len(table["eval"][lang]) >= 2, f"{name} ({lang}) has fewer than 2 eval phrasings"
+
+
+def test_a_shared_phrasing_is_an_error_that_names_the_table(monkeypatch):
+    table = data.TEMPLATE_TABLES["unit"]
+    leaked = dict(table, eval={**table["eval"], "en": table["eval"]["en"] + [table["sft"]["en"][0]]})
+    monkeypatch.setitem(data.TEMPLATE_TABLES, "unit", leaked)
+    with pytest.raises(data.DataCheckError, match=r"template table unit \(en\)"):
+        data.check_phrasings()
+    chat = data.NO_TOOL_SPLITS["rl"]["chat"]
+    monkeypatch.setitem(data.NO_TOOL_SPLITS["rl"], "chat", {**chat, "zh": chat["zh"] + [("多谢你的帮忙", "不客气")]})
+    monkeypatch.setitem(data.TEMPLATE_TABLES, "unit", table)
+    with pytest.raises(data.DataCheckError, match="no_tool chat"):
+        data.check_phrasings()
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    out = tmp_path_factory.mktemp("data")
+    data.main(["--out_dir", str(out), "--n_sft", "300", "--n_sft_val", "30", "--n_rl", "200"])
+    return {name: [json.loads(line) for line in open(out / name, encoding="utf-8")]
+            for name in ("eval_toolcall.jsonl", "eval_toolcall_seen.jsonl", "agent_rl.jsonl", "sft_agent.jsonl")}
+
+
+def test_held_out_sets_sizes_and_skills(built):
+    evals, seen = built["eval_toolcall.jsonl"], built["eval_toolcall_seen.jsonl"]
+    assert len(evals) >= 600 and len(seen) >= 300
+    for rows, least in ((evals, 80), (seen, 40)):
+        counts = {}
+        for r in rows:
+            counts[r["skill"]] = counts.get(r["skill"], 0) + 1
+        assert set(counts) == set(data.EVAL_SKILLS) | {"no_tool"}
+        assert min(counts.values()) >= least, counts
+    prompts = [r["prompt"] for r in evals]
+    assert len(set(prompts)) == len(prompts)
+
+
+def test_the_shipped_sets_are_what_the_generator_makes(built):
+    # the other files come from their own random streams, so a small SFT set gives the same held-out sets
+    for name in ("eval_toolcall.jsonl", "eval_toolcall_seen.jsonl"):
+        with open(f"dataset/{name}", encoding="utf-8") as f:
+            assert [json.loads(line) for line in f] == built[name], name
+
+
+def test_held_out_numbers_never_reach_train_prompts(built):
+    def typed_numbers(text):
+        # a minus right after a digit or ")" is an operator, elsewhere a sign: -18 °C is not 18
+        pattern = r"(?:(?<![\d)])-)?\d+(?:,\d{3})*(?:\.\d+)?"
+        return {float(x.replace(",", "")) for x in re.findall(pattern, text)}
+
+    train = set()
+    for r in built["sft_agent.jsonl"]:
+        train |= typed_numbers(next(m["content"] for m in r["conversations"] if m["role"] == "user"))
+    for r in built["agent_rl.jsonl"]:
+        train |= typed_numbers(r["conversations"][1]["content"])
+    held = set()
+    for r in built["eval_toolcall.jsonl"] + built["eval_toolcall_seen.jsonl"]:
+        held |= {x for x in typed_numbers(r["prompt"]) if abs(x) > data.ALWAYS_TRAIN}
+    assert held and not held & train
+
+
+def test_wilson_interval_on_hand_made_counts():
+    lo, hi = wilson_interval(8, 10)
+    assert (round(lo, 3), round(hi, 3)) == (0.490, 0.943)
+    assert wilson_interval(0, 20)[0] == 0.0 and 0.15 < wilson_interval(0, 20)[1] < 0.17
+    assert wilson_interval(20, 20)[1] == 1.0
+    assert all(math.isnan(x) for x in wilson_interval(0, 0))
+    ok = CaseResult("q", "single", ["2"], ["calculate_math"], [], ["2"], "2")
+    bad = CaseResult("q", "single", ["3"], ["calculate_math"], [], ["x"], "x")
+    s = summarize([ok] * 8 + [bad] * 2)
+    assert s["task_completion_ci95"] == pytest.approx([0.490, 0.943], abs=1e-3)
+
+
+def test_paired_difference_on_hand_made_reports():
+    d = paired_difference([True] * 50 + [False] * 50, [True] * 45 + [False] * 5 + [True] * 25 + [False] * 25)
+    assert (d.won, d.lost, d.before, d.after) == (25, 5, 50, 70)
+    assert d.diff == pytest.approx(0.20)
+    # Agresti-Min: w=25.5, l=5.5, m=102 -> centre 20/102, half 1.96*sqrt(31 - 400/102)/102
+    half = 1.96 * math.sqrt(31 - 400 / 102) / 102
+    assert d.ci95 == pytest.approx((20 / 102 - half, 20 / 102 + half))
+    assert d.ci95[0] > 0
+    same = paired_difference([True, False] * 10, [True, False] * 10)
+    assert same.diff == 0 and same.ci95[0] < 0 < same.ci95[1]
+    before = [{"prompt": str(i), "category": "single", "skill": "math", "completed": i < 5, "calls": []}
+              for i in range(10)]
+    after = [dict(c, completed=i < 8) for i, c in enumerate(before)]
+    cmp = compare(before, after)
+    assert cmp.paired["all"].won == 3 and cmp.paired["skill:math"].lost == 0
+
+
+def test_calculator_and_direction_metrics():
+    want_math = [{"name": "calculate_math", "arguments": {"expression": "12*34"}}]
+    right = CaseResult("q", "single", ["408"], ["calculate_math"],
+                       [{"name": "calculate_math", "arguments": {"expression": "34 * 12"}, "result": {"result": "408"}}],
+                       [], "408", expect_calls=want_math)
+    wrong = CaseResult("q", "single", ["408"], ["calculate_math"],
+                       [{"name": "calculate_math", "arguments": {"expression": "12*43"}, "result": {"result": "516"}}],
+                       [], "516", expect_calls=want_math)
+    assert calc_result_ok(right) is True and calc_result_ok(wrong) is False
+    assert calc_result_ok(CaseResult("q", "no_tool", [], [], [], [], "")) is None
+    want_unit = [{"name": "unit_converter", "arguments": {"value": 5, "from_unit": "km", "to_unit": "miles"}}]
+    swapped = CaseResult("q", "single", ["3.1069"], ["unit_converter"],
+                         [{"name": "unit_converter", "arguments": {"value": 5, "from_unit": "英里", "to_unit": "公里"},
+                           "result": {}}], [], "", expect_calls=want_unit)
+    assert wrong_direction_calls(swapped) == (1, 1)
+    s = summarize([right, wrong, swapped])
+    assert s["calc_result_accuracy"] == 0.5 and s["wrong_direction_rate"] == 1.0

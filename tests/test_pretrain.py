@@ -1,0 +1,88 @@
+"""The pretraining stage: held-out-clean text, packed blocks, and a resumed run equal to an uninterrupted one."""
+import json
+
+import pytest
+import torch
+
+from dataset.lm_dataset import DataError, PretrainDataset
+from scripts import make_pretrain_data as mp
+from scripts.make_agent_data import TEMPLATE_TABLES, is_eval_number
+from trainer.trainer_utils import load_tokenizer
+
+
+@pytest.fixture(scope="module")
+def docs():
+    return [d for d in mp.build(400, seed=3) if d]
+
+
+def test_pretraining_text_has_no_eval_number_or_phrasing(docs):
+    kinds_seen = sum(1 for d in docs if "{\"expression\"" in d or "Expression:" in d or "算式" in d)
+    assert kinds_seen > 0 and len(docs) > 350
+    mp.check_docs(docs)  # the builder's own check
+    numbers = [x for d in docs for x in mp.text_numbers(d)]
+    assert len(numbers) > 1000 and not any(is_eval_number(x) for x in numbers)
+    fragments = mp.eval_fragments()
+    assert any("眼下" in f for f in fragments)  # the eval phrasings' own words are guarded
+    assert not any(f in mp.normalized(d) for d in docs for f in fragments)
+
+
+def test_the_guard_refuses_eval_numbers_and_phrasings():
+    eval_number = next(x for x in range(1000, 2000) if is_eval_number(x))
+    train_number = next(x for x in range(1000, 2000) if not is_eval_number(x))
+    with pytest.raises(mp.HeldOutError, match="evaluation numbers"):
+        mp.check_docs([f"ok {train_number}", f"价格是 {eval_number:,} 元"])
+    phrasing = TEMPLATE_TABLES["unit"]["eval"]["en"][0].format(value=train_number, src="km", dst="miles")
+    with pytest.raises(mp.HeldOutError, match="document 1 has evaluation phrasing"):
+        mp.check_docs([phrasing])
+
+
+def write_docs(tmp_path, docs):
+    path = tmp_path / "pt.jsonl"
+    path.write_text("".join(json.dumps({"text": d}, ensure_ascii=False) + "\n" for d in docs), encoding="utf-8")
+    return str(path)
+
+
+def test_blocks_pack_documents_with_end_of_text(tmp_path, docs):
+    tok = load_tokenizer()
+    ds = PretrainDataset(write_docs(tmp_path, docs[:50]), tok, block_size=64)
+    eot = tok.convert_tokens_to_ids("<|endoftext|>")
+    stream = []
+    for d in docs[:50]:
+        stream += tok(d, add_special_tokens=False)["input_ids"] + [eot]
+    assert ds.blocks.shape == (len(stream) // 64, 64)
+    assert ds.blocks.flatten().tolist() == stream[:ds.blocks.numel()]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"text": "fine"}\n{"txt": "oops"}\n', encoding="utf-8")
+    with pytest.raises(DataError, match=r"bad.jsonl:2: field 'text'"):
+        PretrainDataset(str(bad), tok, block_size=8)
+
+
+class Killed(Exception):
+    pass
+
+
+def test_a_resumed_pretraining_run_equals_an_uninterrupted_one(tmp_path, docs, monkeypatch):
+    import trainer.train_pretrain as tp
+
+    data = write_docs(tmp_path, docs)
+    common = ["--data_path", data, "--hidden_size", "64", "--num_hidden_layers", "1", "--max_seq_len", "64",
+              "--batch_size", "4", "--val_blocks", "4", "--log_interval", "1", "--eval_interval", "100",
+              "--warmup_steps", "2", "--dtype", "float32", "--max_steps", "6", "--save_interval", "3"]
+    tp.train(tp.parse_args(common + ["--save_dir", str(tmp_path / "a")]))
+
+    save = tp.save_resume
+
+    def save_then_die(path, model, optimizer, step, extra=None):  # the process is killed right after step 3
+        save(path, model, optimizer, step, extra)
+        if step == 3:
+            raise Killed
+
+    monkeypatch.setattr(tp, "save_resume", save_then_die)
+    with pytest.raises(Killed):
+        tp.train(tp.parse_args(common + ["--save_dir", str(tmp_path / "b")]))
+    monkeypatch.setattr(tp, "save_resume", save)
+    assert not (tmp_path / "b" / "pretrain_64.pth").exists()
+    tp.train(tp.parse_args(common + ["--save_dir", str(tmp_path / "b"), "--from_resume", "1"]))
+    a = torch.load(tmp_path / "a" / "pretrain_64.pth")
+    b = torch.load(tmp_path / "b" / "pretrain_64.pth")
+    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)

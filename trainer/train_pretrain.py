@@ -1,0 +1,178 @@
+"""
+Stage 1, pretraining: next-token prediction on plain text (dataset/pretrain.jsonl, made on this machine by
+scripts/make_pretrain_data.py: copy and reformat drills plus general text), before the tool-use SFT.
+
+Documents are packed into blocks of --max_seq_len tokens with no padding; the loss covers every token. A
+slice of the blocks (--val_blocks) is held out for the validation loss. The final weights go to
+out/{save_weight}_{hidden}.pth, which train_full_sft.py starts from with --from_weight pretrain.
+
+Run:
+    python scripts/make_pretrain_data.py          # the text, ~1 minute
+    python trainer/train_pretrain.py
+Resume a killed run:
+    python trainer/train_pretrain.py --from_resume 1
+"""
+import argparse
+import json
+import math
+import os
+import signal
+import sys
+import time
+
+if __package__ in (None, ""):
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import torch
+from tqdm import tqdm
+
+from dataset.lm_dataset import PretrainDataset
+from model.model_minimind import count_parameters, save_minimind, weight_path
+from trainer.trainer_utils import (
+    add_model_args, autocast, cosine_lr, default_dtype, init_model, load_resume, resolve_device, resume_path,
+    save_resume, set_rng_state, set_seed,
+)
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description="Pretraining on plain text (stage 1)")
+    parser.add_argument("--data_path", default="dataset/pretrain.jsonl", help="{\"text\": ...} lines")
+    parser.add_argument("--max_seq_len", type=int, default=512, help="tokens per packed block")
+    parser.add_argument("--val_blocks", type=int, default=64, help="blocks held out for the validation loss")
+    parser.add_argument("--skip_bad_lines", action="store_true", help="skip (and count) malformed data lines")
+    add_model_args(parser)
+    parser.add_argument("--from_weight", default="none", help="'none' (random init) or a weight to continue")
+    parser.add_argument("--save_weight", default="pretrain", help="output name: out/{save_weight}_{hidden}.pth")
+    parser.add_argument("--save_dir", default="out")
+    parser.add_argument("--epochs", type=int, default=1)
+    parser.add_argument("--batch_size", type=int, default=16, help="blocks per step")
+    parser.add_argument("--learning_rate", type=float, default=2e-3, help="peak LR")
+    parser.add_argument("--weight_decay", type=float, default=0.1)
+    parser.add_argument("--warmup_steps", type=int, default=100)
+    parser.add_argument("--grad_clip", type=float, default=1.0)
+    parser.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:1 ...")
+    parser.add_argument("--dtype", default=None, choices=["float32", "bfloat16", "float16"],
+                        help="autocast dtype (default: bfloat16 on CPU)")
+    parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument("--log_interval", type=int, default=50)
+    parser.add_argument("--eval_interval", type=int, default=500, help="steps between validation passes")
+    parser.add_argument("--save_interval", type=int, default=200, help="steps between resume checkpoints")
+    parser.add_argument("--max_steps", type=int, default=-1, help="stop after this many optimizer steps")
+    parser.add_argument("--from_resume", type=int, default=0, choices=[0, 1])
+    args = parser.parse_args(argv)
+    args.device = resolve_device(args.device)
+    args.dtype = args.dtype or default_dtype(args.device)
+    return args
+
+
+@torch.no_grad()
+def evaluate(model, blocks, args, batch_size=16) -> float:
+    model.eval()
+    losses = []
+    for b in range(0, len(blocks), batch_size):
+        x = blocks[b:b + batch_size].to(args.device)
+        with autocast(args.device, args.dtype):
+            losses.append(model(x, labels=x, return_logits=False).loss.item())
+    model.train()
+    return sum(losses) / max(1, len(losses))
+
+
+def epoch_order(n: int, seed: int, epoch: int) -> list:
+    """The block order of one epoch: a permutation fixed by the seed and the epoch (so a resume can skip)."""
+    g = torch.Generator().manual_seed(seed * 1000 + epoch)
+    return torch.randperm(n, generator=g).tolist()
+
+
+def train(args):
+    if not os.path.exists(args.data_path):
+        raise FileNotFoundError(f"no pretraining text at {args.data_path}: run python scripts/make_pretrain_data.py")
+    set_seed(args.seed)
+    model, tokenizer = init_model(args, args.from_weight, args.save_dir, args.device)
+    data = PretrainDataset(args.data_path, tokenizer, args.max_seq_len, args.skip_bad_lines)
+    if len(data) <= args.val_blocks:
+        raise ValueError(f"{args.data_path}: {len(data)} blocks, not more than --val_blocks {args.val_blocks}")
+    val_blocks = data.blocks[-args.val_blocks:]
+    n_train = len(data) - args.val_blocks
+    steps_per_epoch = n_train // args.batch_size
+    total_steps = steps_per_epoch * args.epochs
+    if args.max_steps > 0:
+        total_steps = min(total_steps, args.max_steps)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=args.learning_rate, weight_decay=args.weight_decay,
+                                  betas=(0.9, 0.95))
+    out_path = weight_path(args.save_dir, args.save_weight, args.hidden_size, bool(args.use_moe))
+    ckpt_path = resume_path(args.save_dir, args.save_weight, args.hidden_size, bool(args.use_moe))
+    log_path = out_path.replace(".pth", "_log.jsonl")
+
+    step = 0
+    if args.from_resume:
+        ckpt = load_resume(ckpt_path)
+        model.load_state_dict(ckpt["model"])
+        optimizer.load_state_dict(ckpt["optimizer"])
+        set_rng_state(ckpt["rng"])
+        step = ckpt["step"]
+        print(f"resumed from {ckpt_path} at step {step}")
+    print(f"model: {count_parameters(model) / 1e6:.2f}M parameters | device {args.device} | dtype {args.dtype}")
+    print(f"data: {data.stats['documents']} documents, {n_train} train blocks of {args.max_seq_len} tokens "
+          f"({n_train * args.max_seq_len / 1e6:.1f}M tokens), {args.val_blocks} val | {total_steps} steps")
+
+    stop = {"signal": None}
+
+    def request_stop(signum, frame):  # finish the current step, write a resume checkpoint, exit
+        stop["signal"] = signum
+        print(f"\nsignal {signum}: saving a resume checkpoint after this step")
+
+    signal.signal(signal.SIGINT, request_stop)
+    signal.signal(signal.SIGTERM, request_stop)
+    os.makedirs(args.save_dir, exist_ok=True)
+    log_file = open(log_path, "a" if args.from_resume else "w", encoding="utf-8")
+    bar = tqdm(total=total_steps, initial=step, desc="pretrain", dynamic_ncols=True)
+    model.train()
+    t0, tokens, loss_sum, loss_n = time.time(), 0, 0.0, 0
+    while step < total_steps:
+        epoch, in_epoch = divmod(step, steps_per_epoch)
+        order = epoch_order(n_train, args.seed, epoch)
+        batch = order[in_epoch * args.batch_size:(in_epoch + 1) * args.batch_size]
+        x = data.blocks[batch].to(args.device)
+        with autocast(args.device, args.dtype):
+            loss = model(x, labels=x, return_logits=False).loss
+        loss.backward()
+        lr = cosine_lr(step, total_steps, args.learning_rate, args.warmup_steps)
+        for group in optimizer.param_groups:
+            group["lr"] = lr
+        grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), args.grad_clip)
+        if math.isfinite(loss.item()) and math.isfinite(grad_norm.item()):  # never write a non-finite update
+            optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
+        step += 1
+        tokens += x.numel()
+        loss_sum, loss_n = loss_sum + loss.item(), loss_n + 1
+        bar.update(1)
+
+        if step % args.log_interval == 0 or step == total_steps:
+            elapsed = time.time() - t0
+            record = {"step": step, "epoch": epoch, "loss": round(loss_sum / loss_n, 4), "lr": lr,
+                      "grad_norm": round(grad_norm.item(), 3), "tok_per_s": round(tokens / elapsed),
+                      "elapsed_s": round(elapsed)}
+            bar.set_postfix(loss=record["loss"], lr=f"{lr:.2e}")
+            log_file.write(json.dumps(record) + "\n")
+            log_file.flush()
+            loss_sum, loss_n = 0.0, 0
+        if step % args.eval_interval == 0 or step == total_steps:
+            val_loss = evaluate(model, val_blocks, args)
+            tqdm.write(f"step {step} | val_loss {val_loss:.4f}")
+            log_file.write(json.dumps({"step": step, "val_loss": round(val_loss, 4)}) + "\n")
+            log_file.flush()
+        if step % args.save_interval == 0 or step == total_steps or stop["signal"] is not None:
+            save_resume(ckpt_path, model, optimizer, step, {"epoch": epoch})
+        if stop["signal"] is not None:
+            break
+    bar.close()
+    log_file.close()
+    if step == total_steps:
+        save_minimind(model, out_path)
+        print(f"done: {step} steps in {time.time() - t0:.0f}s | weights {out_path}")
+    return step
+
+
+if __name__ == "__main__":
+    train(parse_args())
