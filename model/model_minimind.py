@@ -446,13 +446,40 @@ def save_minimind(model: MiniMindForCausalLM, path: str, dtype=torch.bfloat16):
     os.replace(tmp, path)
 
 
+def shape_from_state(state: dict) -> dict:
+    """The config fields a state dict fixes by its shapes: width, depth, heads, MLP width, vocabulary, MoE."""
+    layers = {int(k.split(".")[2]) for k in state if k.startswith("model.layers.")}
+    vocab, hidden = state["model.embed_tokens.weight"].shape
+    head_dim = state["model.layers.0.self_attn.q_norm.weight"].shape[0]
+    shape = {"vocab_size": vocab, "hidden_size": hidden, "num_hidden_layers": max(layers) + 1,
+             "head_dim": head_dim,
+             "num_attention_heads": state["model.layers.0.self_attn.q_proj.weight"].shape[0] // head_dim,
+             "num_key_value_heads": state["model.layers.0.self_attn.k_proj.weight"].shape[0] // head_dim}
+    gate = "model.layers.0.mlp.gate_proj.weight"
+    if gate in state:
+        shape.update(use_moe=False, intermediate_size=state[gate].shape[0])
+    else:
+        experts = {int(k.split(".")[5]) for k in state if k.startswith("model.layers.0.mlp.experts.")}
+        shared = {int(k.split(".")[5]) for k in state if k.startswith("model.layers.0.mlp.shared_experts.")}
+        shape.update(use_moe=True, num_experts=len(experts), n_shared_experts=len(shared),
+                     intermediate_size=state["model.layers.0.mlp.experts.0.gate_proj.weight"].shape[0])
+    return shape
+
+
 def load_minimind(path: str, config: MiniMindConfig) -> MiniMindForCausalLM:
-    """Build a model from `config` and load a `.pth` state dict written by `save_minimind` (fp32 in memory)."""
+    """Build a model and load a `.pth` state dict written by `save_minimind` (fp32 in memory). The shape (depth,
+    heads, MLP width, ...) is read from the state dict, so a checkpoint loads whatever the flags say about it;
+    `config` gives everything else."""
     if not os.path.exists(path):
         raise FileNotFoundError(f"no checkpoint at {path}: train one first or pass --save_dir/--weight")
-    model = MiniMindForCausalLM(config)
     state = torch.load(path, map_location="cpu", weights_only=True)
     state = {k: v.float() for k, v in state.items()}
+    try:
+        shape = shape_from_state(state)
+    except (KeyError, IndexError, ValueError) as e:
+        raise ValueError(f"{path} is not a MiniMind state dict (no {e})") from None
+    config = MiniMindConfig(**{**config.to_dict(), **shape})
+    model = MiniMindForCausalLM(config)
     state.setdefault("lm_head.weight", state["model.embed_tokens.weight"])
     missing, unexpected = model.load_state_dict(state, strict=False)
     if missing or unexpected:

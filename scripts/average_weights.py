@@ -50,6 +50,11 @@ def average(models):
 def main(argv=None):
     args = parse_args(argv)
     models = [init_model(args, w, args.save_dir)[0] for w in args.weights]
+    shapes = [{k: v.shape for k, v in m.state_dict().items()} for m in models]
+    for w, shape in zip(args.weights[1:], shapes[1:]):
+        if shape != shapes[0]:  # each checkpoint loads with its own shape; a mean needs one shape
+            raise ValueError(f"{w} does not match the shape of {args.weights[0]} "
+                             f"({models[0].config.num_hidden_layers} layers, hidden {models[0].config.hidden_size})")
     merged = average(models)
     path = weight_path(args.save_dir, args.out, args.hidden_size, bool(args.use_moe))
     save_minimind(merged, path, dtype=getattr(torch, args.dtype))

@@ -16,7 +16,7 @@ Chinese characters are its pieces). Progress is kept in out/{prefix}cold_start.j
 which stages are done; the stage that was cut resumes from its own resume checkpoint.
 
 A shape sweep runs the same command at other sizes and step budgets (docs/cold_start.md):
-    python scripts/cold_start.py --prefix sweep_256x8_ --num_hidden_layers 8 --pretrain_steps 92 --sft_steps 216
+    bash scripts/sweep_shapes.sh
 """
 import argparse
 import json
@@ -39,7 +39,9 @@ def parse_args(argv=None):
     p.add_argument("--n_pretrain_docs", type=int, default=100_000, help="pretraining documents")
     p.add_argument("--pretrain_epochs", type=int, default=1)
     p.add_argument("--pretrain_steps", type=int, default=-1, help="cap on pretraining steps (-1: the epochs)")
+    p.add_argument("--pretrain_warmup", type=int, default=100, help="pretraining warmup steps")
     p.add_argument("--sft_epochs", type=int, default=2)
+    p.add_argument("--sft_warmup", type=int, default=50, help="SFT warmup steps")
     p.add_argument("--sft_steps", type=int, default=-1, help="cap on SFT steps (-1: the epochs)")
     p.add_argument("--sft_learning_rate", type=float, default=1e-3, help="peak LR of SFT after pretraining")
     p.add_argument("--save_dir", default="out")
@@ -83,7 +85,8 @@ def stage_pretrain(args, resume: bool):
 
     argv = shape_args(args) + ["--save_weight", f"{args.prefix}pretrain", "--save_dir", args.save_dir,
                                "--epochs", str(args.pretrain_epochs), "--max_steps", str(args.pretrain_steps),
-                               "--seed", str(args.seed), "--from_resume", str(int(resume))]
+                               "--warmup_steps", str(args.pretrain_warmup), "--seed", str(args.seed),
+                               "--from_resume", str(int(resume))]
     train(pretrain_args(argv))
 
 
@@ -93,7 +96,8 @@ def stage_sft(args, resume: bool):
     argv = shape_args(args) + ["--from_weight", f"{args.prefix}pretrain", "--save_weight", f"{args.prefix}full_sft",
                                "--save_dir", args.save_dir, "--epochs", str(args.sft_epochs),
                                "--max_steps", str(args.sft_steps), "--learning_rate", str(args.sft_learning_rate),
-                               "--seed", str(args.seed), "--from_resume", str(int(resume))]
+                               "--warmup_steps", str(args.sft_warmup), "--seed", str(args.seed),
+                               "--from_resume", str(int(resume))]
     train(sft_args(argv))
 
 

@@ -16,7 +16,7 @@ drills, the rest general text:
     results     a tool result in JSON and the sentence that quotes its value
 
 Held out: no number in the text is in the evaluation's number pool (scripts/make_agent_data.is_eval_number), and
-no literal piece of an evaluation phrasing occurs in it. The builder refuses a line that breaks either (it is
+no distinctive literal piece of an evaluation phrasing occurs in it (see eval_fragments). The builder refuses a line that breaks either (it is
 redrawn) and checks the whole file again at the end; tests/test_pretrain.py checks a built file.
 
 Packages and licences: faker (MIT), cn2an (MIT), num2words (LGPL-2.1). They are used at build time only; the
@@ -76,21 +76,39 @@ def text_numbers(text: str) -> list:
     return values
 
 
+def flat(text: str) -> str:
+    """Lower case, every run of spaces and punctuation one space: "What's the time?" -> "what s the time"."""
+    return re.sub(r"[\W_]+", " ", text.lower()).strip()
+
+
+def literal_pieces(template: str) -> list:
+    return [flat(p) for p in re.split(r"\{[a-z0-9_]+\}", template) if flat(p)]
+
+
 def eval_fragments() -> list:
-    """The literal pieces of every eval phrasing (placeholders cut out), normalized, at least MIN_FRAGMENT long."""
+    """The distinctive literal pieces of the eval phrasings (placeholders cut out, flattened): at least
+    MIN_FRAGMENT letters and, in English, three words, and not found in any SFT or RL phrasing (a piece SFT
+    already teaches, such as "exchange rate", is no secret of the eval set)."""
     texts = [t for table in TEMPLATE_TABLES.values() for lang in LANGS for t in table["eval"][lang]]
     texts += [q for lang in LANGS for q in no_tool_eval_questions(lang)]
-    pieces = {normalized(p) for t in texts for p in re.split(r"\{[a-z0-9_]+\}", t)}
-    return sorted(p for p in pieces if len(p) >= MIN_FRAGMENT)
+    train = " | ".join(flat(t) for table in TEMPLATE_TABLES.values() for split in ("sft", "rl")
+                       for lang in LANGS for t in table[split][lang])
+    pieces = set()
+    for t in texts:
+        for p in literal_pieces(t):
+            long_enough = len(normalized(p)) >= MIN_FRAGMENT and (not p.isascii() or len(p.split()) >= 3)
+            if long_enough and p not in train:
+                pieces.add(p)
+    return sorted(pieces)
 
 
 def held_out_problem(text: str, fragments) -> str:
-    """'' when the text is clean, else what is wrong with it."""
+    """'' when the text is clean, else what is wrong with it. English pieces match whole words."""
     bad = [x for x in text_numbers(text) if is_eval_number(x)]
     if bad:
         return f"evaluation numbers {bad[:5]}"
-    flat = normalized(text)
-    hits = [f for f in fragments if f in flat]
+    padded = f" {flat(text)} "
+    hits = [f for f in fragments if (f" {f} " if f.isascii() else f) in padded]
     return f"evaluation phrasing pieces {hits[:3]}" if hits else ""
 
 

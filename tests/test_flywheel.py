@@ -281,7 +281,7 @@ def test_average_weights_is_the_parameter_mean_with_tied_embeddings(tmp_path):
     assert torch.allclose(soup.lm_head.weight, torch.stack([m.lm_head.weight for m in models]).mean(0))
     save_minimind(MiniMindForCausalLM(MiniMindConfig(hidden_size=64, num_hidden_layers=1)),
                   str(tmp_path / "shallow_64.pth"))
-    with pytest.raises(ValueError, match="shallow_64.pth does not match the config"):
+    with pytest.raises(ValueError, match="shallow does not match the shape of m0"):
         average_weights.main(["--weights", "m0", "shallow", "--out", "bad"] + size)
 
 

@@ -109,3 +109,18 @@ def test_moe_forward_backward_and_aux_loss():
         out = model(ids[:, :6], use_cache=True)
         step = model(ids[:, 6:7], past_key_values=out.past_key_values, use_cache=True).logits
     assert torch.allclose(step[:, -1], full[:, 6], atol=1e-4)
+
+
+def test_a_checkpoint_loads_with_its_own_shape(tmp_path):
+    from model.model_minimind import load_minimind, save_minimind
+
+    for kwargs in ({"num_hidden_layers": 3, "intermediate_size": 96},
+                   {"num_hidden_layers": 2, "use_moe": True, "num_experts": 3, "n_shared_experts": 0}):
+        saved = MiniMindForCausalLM(MiniMindConfig(hidden_size=64, **kwargs)).eval()
+        path = str(tmp_path / "m.pth")
+        save_minimind(saved, path, dtype=torch.float32)
+        loaded = load_minimind(path, MiniMindConfig(hidden_size=64, num_hidden_layers=8)).eval()
+        for key, value in kwargs.items():
+            assert getattr(loaded.config, key) == value
+        x = torch.randint(3, 6400, (1, 9))
+        assert torch.equal(saved(x).logits, loaded(x).logits)

@@ -23,7 +23,7 @@ def test_pretraining_text_has_no_eval_number_or_phrasing(docs):
     assert len(numbers) > 1000 and not any(is_eval_number(x) for x in numbers)
     fragments = mp.eval_fragments()
     assert any("眼下" in f for f in fragments)  # the eval phrasings' own words are guarded
-    assert not any(f in mp.normalized(d) for d in docs for f in fragments)
+    assert not any(mp.held_out_problem(d, fragments) for d in docs)
 
 
 def test_the_guard_refuses_eval_numbers_and_phrasings():
@@ -31,9 +31,12 @@ def test_the_guard_refuses_eval_numbers_and_phrasings():
     train_number = next(x for x in range(1000, 2000) if not is_eval_number(x))
     with pytest.raises(mp.HeldOutError, match="evaluation numbers"):
         mp.check_docs([f"ok {train_number}", f"价格是 {eval_number:,} 元"])
-    phrasing = TEMPLATE_TABLES["unit"]["eval"]["en"][0].format(value=train_number, src="km", dst="miles")
+    phrasing = TEMPLATE_TABLES["weather"]["eval"]["en"][2].format(city="Paris")
+    assert phrasing.startswith("Could you tell me the current weather")
     with pytest.raises(mp.HeldOutError, match="document 1 has evaluation phrasing"):
         mp.check_docs([phrasing])
+    # a piece the SFT phrasings share ("exchange rate") or a short one ("for me") is not held out
+    mp.check_docs([f"The exchange rate is {train_number}, says the table for me."])
 
 
 def write_docs(tmp_path, docs):

@@ -7,8 +7,10 @@ model learns to stop), never the system prompt, the user, or the tool responses.
 similar length, matmuls run in bf16 autocast on CPU, and the validation loss is measured every --eval_interval
 steps; the weights with the best validation loss are saved to out/{save_weight}_{hidden}[_moe].pth.
 
-Run (the shipped checkpoint was made with exactly this, on a 2-core CPU; see README):
+Run (scripts/cold_start.py runs it after pretraining, with --from_weight pretrain):
     python trainer/train_full_sft.py
+The shipped out/full_sft_256.pth predates the pretraining stage: it was trained from random weights for 8 epochs
+on the 6,000 conversations of the first data generator (docs/experiments_v1.md).
 Resume a killed run:
     python trainer/train_full_sft.py --from_resume 1
 Incremental SFT (the data flywheel): start from a checkpoint, learn new conversations, rehearse old ones:
@@ -61,7 +63,7 @@ def parse_args(argv=None):
                         help="1: keep the weights with the best validation loss; 0: the final weights (incremental "
                         "SFT, whose new data the validation set does not cover)")
     # --- optimisation ---
-    parser.add_argument("--epochs", type=int, default=8)
+    parser.add_argument("--epochs", type=int, default=2, help="passes over the (40,000 distinct) conversations")
     parser.add_argument("--batch_size", type=int, default=16, help="conversations per step, all processes")
     parser.add_argument("--accumulation_steps", type=int, default=1)
     parser.add_argument("--learning_rate", type=float, default=2e-3, help="peak LR (a small model from scratch)")
