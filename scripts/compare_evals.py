@@ -20,7 +20,6 @@ Run:
 import argparse
 import json
 import math
-from collections import Counter
 from dataclasses import dataclass, field
 
 

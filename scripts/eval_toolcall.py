@@ -10,7 +10,7 @@ Backends:
          returned message.tool_calls (or <tool_call> blocks in the content) are executed in the same tool world
          and answered with `tool` messages.
 
-Cases: the seed's table by default, or --cases FILE.jsonl, one per line:
+Cases: the held-out set by default (--cases design: the design's 8 cases), or --cases FILE.jsonl:
     {"prompt": str, "tools": [names offered], "gt": [str], "expect_tools": [names], "category": str}
 (expect_tools [] = the right behaviour is to answer without a tool). The held-out set is dataset/eval_toolcall.jsonl.
 A file of RL prompts (dataset/agent_rl.jsonl rows) works too: each row's user turn, offered tools, gt,
@@ -28,30 +28,28 @@ Run:
 """
 import argparse
 import json
-import math
 import os
 import sys
 import time
-from collections import Counter, defaultdict
-from dataclasses import asdict, dataclass, field
 
 if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import torch
 
-from dataset.lm_dataset import AgentRLDataset, DataError, read_jsonl
+from dataset.lm_dataset import DataError, read_jsonl
+from trainer import evaluation
+from trainer.evaluation import DEFAULT_SYSTEM, CaseResult, case_completed, case_messages, report, run_cases
 from trainer.rollout_engine import create_rollout_engine
 from trainer.train_agent import (
-    CHECK_ARGS, CURRENCY_ALIASES, TOOLS, TOOLS_BY_NAME, UNIT_ALIASES, count_repeated_calls, execute_tool, final_answer, parse_tool_calls,
-    rollout_batch, tool_result_ok, validate_gt_in_text,
+    TOOL_NAMES, TOOLS_BY_NAME, RolloutConfig, call_is_valid, execute_tool, final_answer, parse_tool_calls,
+    rollout_cases, rollout_single,
 )
 from trainer.trainer_utils import add_model_args, default_dtype, init_model, resolve_device, set_seed
 
-DEFAULT_SYSTEM = "你是一个有用的AI助手。"
-ALL_TOOLS = [t["function"]["name"] for t in TOOLS]
+ALL_TOOLS = TOOL_NAMES
 
-# the seed's evaluation table; every tool is offered
+# the design's evaluation table; every tool is offered
 DEFAULT_CASES = [
     {"prompt": "帮我算一下 256 乘以 37", "gt": ["9472"], "expect_tools": ["calculate_math"],
      "category": "math"},
@@ -71,7 +69,7 @@ DEFAULT_CASES = [
 ]
 for _case in DEFAULT_CASES:
     _case.update(tools=list(ALL_TOOLS), skill=_case["category"], expect_calls=[])
-DEFAULT_CASES_FILE = "dataset/eval_toolcall.jsonl"  # the held-out set (v2); "seed" picks the table above
+DEFAULT_CASES_FILE = "dataset/eval_toolcall.jsonl"  # the held-out set (v2); "design" picks the table above
 
 
 def parse_args(argv=None):
@@ -92,7 +90,7 @@ def parse_args(argv=None):
     parser.add_argument("--stream", action="store_true", help="stream API responses")
     # --- cases and decoding ---
     parser.add_argument("--cases", default=DEFAULT_CASES_FILE,
-                        help="JSONL cases (default: the held-out set); 'seed' for the design's 8 cases")
+                        help="JSONL cases (default: the held-out set); 'design' for the design's 8 cases")
     parser.add_argument("--skip_bad_lines", action="store_true", help="skip (and count) malformed case lines")
     parser.add_argument("--trained_on", default=None,
                         help="an agent RL metrics file: keep the --cases (its RL prompt pool) by --split")
@@ -113,7 +111,7 @@ def parse_args(argv=None):
     args = parser.parse_args(argv)
     if (args.trained_on is None) != (args.split is None):
         parser.error("--trained_on and --split go together")
-    if args.trained_on and args.cases in (DEFAULT_CASES_FILE, "seed"):
+    if args.trained_on and args.cases in (DEFAULT_CASES_FILE, "design"):
         parser.error("--trained_on needs --cases: the RL prompt file the run trained on")
     if args.backend == "local":
         args.device = resolve_device(args.device)
@@ -122,67 +120,8 @@ def parse_args(argv=None):
 
 
 def load_cases(path, skip_bad_lines=False, stats=None):
-    """--cases file -> list of case dicts; a bad line raises ValueError naming file, line and field (or, with
-    skip_bad_lines, is counted in stats["skipped"])."""
-    cases = []
-    stats = stats if stats is not None else {}
-    for lineno, record in read_jsonl(path, skip_bad_lines, stats):
-        try:
-            cases.append(parse_case(record, path, lineno))
-        except DataError:
-            if not skip_bad_lines:
-                raise
-            stats["skipped"] = stats.get("skipped", 0) + 1
-    return cases
-
-
-def parse_case(record, path, lineno):
-    def bad(field, problem):
-        raise DataError(f"{path}:{lineno}: field '{field}': {problem}")
-
-    if "conversations" in record:  # an RL prompt row
-        record = rl_prompt_case(record, path, lineno)
-
-    if not isinstance(record.get("prompt"), str) or not record["prompt"].strip():
-        bad("prompt", "missing or not a non-empty string")
-    tools = record.get("tools", ALL_TOOLS)
-    if not isinstance(tools, list) or not all(isinstance(t, str) for t in tools):
-        bad("tools", "expected a list of tool names")
-    unknown = [t for t in tools if t not in TOOLS_BY_NAME]
-    if unknown:
-        bad("tools", f"unknown tool names {unknown}")
-    gt = record.get("gt", [])
-    if not isinstance(gt, list) or not all(isinstance(g, str) for g in gt):
-        bad("gt", "expected a list of strings")
-    expect = record.get("expect_tools")
-    if expect is not None and (not isinstance(expect, list) or not all(isinstance(t, str) for t in expect)):
-        bad("expect_tools", "expected a list of tool names")
-    if expect and any(t not in TOOLS_BY_NAME for t in expect):
-        bad("expect_tools", f"unknown tool names {[t for t in expect if t not in TOOLS_BY_NAME]}")
-    if not isinstance(record.get("category", "default"), str):
-        bad("category", "expected a string")
-    if not isinstance(record.get("skill", ""), str):
-        bad("skill", "expected a string")
-    expect_calls = record.get("expect_calls", [])
-    if not isinstance(expect_calls, list) or not all(
-            isinstance(c, dict) and c.get("name") in TOOLS_BY_NAME and isinstance(c.get("arguments"), dict)
-            for c in expect_calls):
-        bad("expect_calls", "expected a list of {\"name\": a tool name, \"arguments\": {...}}")
-    category = record.get("category", "default")
-    return {"prompt": record["prompt"], "tools": tools, "gt": gt, "expect_tools": expect,
-            "category": category, "skill": record.get("skill") or category, "expect_calls": expect_calls}
-
-
-def rl_prompt_case(record, path, lineno) -> dict:
-    """An RL prompt row (dataset/agent_rl.jsonl) as a flat case: its user turn, offered tools and labels."""
-    item = AgentRLDataset.parse_item(record, path, lineno, set(TOOLS_BY_NAME))
-    users = [m for m in item["messages"] if m["role"] == "user"]
-    if len(users) != 1 or item["messages"][-1]["role"] != "user":
-        raise DataError(f"{path}:{lineno}: field 'conversations': a case is one user turn (and a system turn), "
-                        f"this row has {len(users)} user turns")
-    return {"prompt": users[0]["content"], "tools": [t["function"]["name"] for t in item["tools"]],
-            "gt": item["gt"], "expect_tools": item["expect_tools"], "category": item["category"],
-            "skill": item["category"], "expect_calls": []}
+    """A cases file read against this tool world (trainer/evaluation.load_cases)."""
+    return evaluation.load_cases(path, TOOL_NAMES, skip_bad_lines, stats)
 
 
 def trained_prompts(metrics_path) -> set:
@@ -213,53 +152,14 @@ def split_by_training(cases, seen: set, split: str, cases_path, metrics_path) ->
     return kept
 
 
-@dataclass
-class CaseResult:
-    prompt: str
-    category: str
-    gt: list
-    expect_tools: list | None
-    calls: list = field(default_factory=list)  # {"name", "arguments", "result"}
-    turns: list = field(default_factory=list)  # the model's text per turn
-    final_answer: str = ""
-    unfinished: bool = False
-    skill: str = ""  # what the case measures (math, unit, ..., no_tool); the category where a file has none
-    expect_calls: list = field(default_factory=list)  # the reference's successful calls, when the file has them
-
-    @property
-    def called_tools(self):
-        return [c["name"] for c in self.calls]
-
-
-def case_messages(case, system):
-    messages = [{"role": "system", "content": system}] if system else []
-    return messages + [{"role": "user", "content": case["prompt"]}]
-
-
 # ----------------------------------------------------------------------------------------------------------
 # backends
 
 
 def run_local(model, tokenizer, cases, args):
     """Roll out every case greedily (or sampled) with the training loop, args.batch_size cases at a time."""
-    engine = create_rollout_engine("torch", model, tokenizer.eos_token_id, tokenizer.pad_token_id,
-                                   args.device, args.dtype)
-    results = []
-    for start in range(0, len(cases), args.batch_size):
-        chunk = cases[start:start + args.batch_size]
-        messages = [case_messages(c, args.system) for c in chunk]
-        tools = [[TOOLS_BY_NAME[n] for n in c["tools"]] for c in chunk]
-        with torch.no_grad():
-            trajs = rollout_batch(engine, tokenizer, messages, tools, 1, args)
-        for case, traj in zip(chunk, trajs):
-            results.append(CaseResult(
-                prompt=case["prompt"], category=case["category"], gt=case["gt"], expect_tools=case["expect_tools"],
-                skill=case["skill"], expect_calls=case["expect_calls"],
-                calls=[{"name": c["name"], "arguments": c["arguments"], "result": c["result"]}
-                       for c in traj.tool_calls],
-                turns=traj.turns, final_answer=final_answer(traj.turns), unfinished=traj.unfinished,
-            ))
-    return results
+    rollout = rollout_cases(model, tokenizer, RolloutConfig.of(args), args.device, args.dtype)
+    return run_cases(cases, rollout, args.batch_size, args.system)
 
 
 def _api_turn(client, args, messages, tools):
@@ -323,149 +223,13 @@ def run_api(cases, args):
                 for i, (_, name, arguments) in zip(ids, parsed)]})
             for i, (_, name, arguments) in zip(ids, parsed):
                 out = execute_tool(name, arguments, timeout=args.tool_timeout)
-                result.calls.append({"name": name, "arguments": arguments, "result": out})
+                result.calls.append({"name": name, "arguments": arguments, "result": out,
+                                     "valid": call_is_valid({"name": name, "arguments": arguments})})
                 content = json.dumps(out, ensure_ascii=False)
                 messages.append({"role": "tool", "tool_call_id": i, "content": content})
         result.final_answer = final_answer(result.turns)
         results.append(result)
     return results
-
-
-# ----------------------------------------------------------------------------------------------------------
-# metrics
-
-
-def case_completed(r: CaseResult) -> bool:
-    """All GT values in the final answer; for a no-tool case, also no tool called."""
-    if r.expect_tools == [] and r.calls:
-        return False
-    if r.unfinished:
-        return False
-    return len(validate_gt_in_text(r.final_answer, r.gt)) == len(r.gt)
-
-
-def repeated_calls(r: CaseResult) -> int:
-    return count_repeated_calls(r.calls)
-
-
-def call_valid(call) -> bool:
-    check = CHECK_ARGS.get(call["name"])
-    return check is not None and isinstance(call["arguments"], dict) and bool(check(call["arguments"]))
-
-
-def _ratio(num, den):
-    return num / den if den else float("nan")
-
-
-def wilson_interval(successes: int, n: int, z: float = 1.96) -> list:
-    """The 95% Wilson score interval of a proportion (sound at 0 and n successes, unlike the normal one)."""
-    if n == 0:
-        return [float("nan"), float("nan")]
-    p = successes / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return [max(0.0, centre - half), min(1.0, centre + half)]
-
-
-def calc_result_ok(r: CaseResult):
-    """None without an expected calculator call; else whether some calculator call the model made returned
-    the expected call's result (the expression may differ in form, not in value)."""
-    wanted = [c for c in r.expect_calls if c["name"] == "calculate_math"]
-    if not wanted:
-        return None
-    target = execute_tool("calculate_math", wanted[-1]["arguments"]).get("result")
-    return any(c["name"] == "calculate_math" and isinstance(c["result"], dict)
-               and c["result"].get("result") == target for c in r.calls)
-
-
-DIRECTED_TOOLS = {"unit_converter": ("from_unit", "to_unit", UNIT_ALIASES),
-                  "get_exchange_rate": ("from_currency", "to_currency", CURRENCY_ALIASES)}
-
-
-def _canonical(value, aliases):
-    text = str(value).strip()
-    return aliases.get(text) or aliases.get(text.lower()) or text.lower()
-
-
-def wrong_direction_calls(r: CaseResult) -> tuple:
-    """(expected unit/exchange calls, how many of them the model made with source and target swapped)."""
-    expected, swapped = 0, 0
-    for want in r.expect_calls:
-        if want["name"] not in DIRECTED_TOOLS:
-            continue
-        src_key, dst_key, aliases = DIRECTED_TOOLS[want["name"]]
-        src = _canonical(want["arguments"].get(src_key), aliases)
-        dst = _canonical(want["arguments"].get(dst_key), aliases)
-        expected += 1
-        made = [(_canonical(c["arguments"].get(src_key), aliases), _canonical(c["arguments"].get(dst_key), aliases))
-                for c in r.calls if c["name"] == want["name"] and isinstance(c["arguments"], dict)]
-        swapped += (dst, src) in made and (src, dst) not in made
-    return expected, swapped
-
-
-def summarize(results) -> dict:
-    """The summary metrics over a list of CaseResult (NaN where a metric has no cases)."""
-    calls = [c for r in results for c in r.calls]
-    tool_cases = [r for r in results if r.expect_tools]
-    no_tool_cases = [r for r in results if r.expect_tools == []]
-    with_expect = [r for r in results if r.expect_tools is not None]
-    completed = sum(case_completed(r) for r in results)
-    calc = [ok for ok in map(calc_result_ok, results) if ok is not None]
-    directed = [wrong_direction_calls(r) for r in results]
-    return {
-        "cases": len(results),
-        "task_completion": _ratio(completed, len(results)),
-        "task_completion_ci95": wilson_interval(completed, len(results)),
-        "tool_call_rate": _ratio(sum(bool(r.calls) for r in tool_cases), len(tool_cases)),
-        "tool_selection_accuracy": _ratio(
-            sum(Counter(r.called_tools) == Counter(r.expect_tools) for r in with_expect), len(with_expect)),
-        "arg_validity": _ratio(sum(call_valid(c) for c in calls), len(calls)),
-        "tool_success_rate": _ratio(sum(tool_result_ok(c["result"]) for c in calls), len(calls)),
-        "avg_turns": _ratio(sum(len(r.turns) for r in results), len(results)),
-        "avg_tool_calls": _ratio(len(calls), len(results)),
-        "expected_tool_calls": _ratio(sum(len(r.expect_tools) for r in with_expect), len(with_expect)),
-        "repeat_call_rate": _ratio(sum(repeated_calls(r) for r in results), len(calls)),
-        "no_tool_accuracy": _ratio(sum(not r.calls for r in no_tool_cases), len(no_tool_cases)),
-        "unfinished_rate": _ratio(sum(r.unfinished for r in results), len(results)),
-        "calc_result_accuracy": _ratio(sum(calc), len(calc)),
-        "wrong_direction_rate": _ratio(sum(s for _, s in directed), sum(e for e, _ in directed)),
-    }
-
-
-def by_tool(results) -> dict:
-    """Per tool: calls made, their validity and success, and completion of the cases that need it."""
-    out = {}
-    for name in ALL_TOOLS:
-        calls = [c for r in results for c in r.calls if c["name"] == name]
-        needing = [r for r in results if r.expect_tools and name in r.expect_tools]
-        if not calls and not needing:
-            continue
-        out[name] = {
-            "calls": len(calls),
-            "arg_validity": _ratio(sum(call_valid(c) for c in calls), len(calls)),
-            "tool_success_rate": _ratio(sum(tool_result_ok(c["result"]) for c in calls), len(calls)),
-            "cases": len(needing),
-            "selected": _ratio(sum(name in r.called_tools for r in needing), len(needing)),
-            "task_completion": _ratio(sum(case_completed(r) for r in needing), len(needing)),
-        }
-    return out
-
-
-def by_category(results, key: str = "category") -> dict:
-    groups = defaultdict(list)
-    for r in results:
-        groups[getattr(r, key)].append(r)
-    return {cat: summarize(rs) for cat, rs in sorted(groups.items())}
-
-
-def report(results, elapsed: float, meta: dict) -> dict:
-    cases = []
-    for r in results:
-        item = asdict(r)
-        item.update(called_tools=r.called_tools, completed=case_completed(r), n_turns=len(r.turns))
-        cases.append(item)
-    return {"summary": summarize(results), "by_tool": by_tool(results), "by_category": by_category(results),
-            "by_skill": by_category(results, "skill"), "cases": cases, "meta": {**meta, "elapsed_s": round(elapsed, 1)}}
 
 
 def print_report(rep: dict):
@@ -508,6 +272,9 @@ def print_case(r: CaseResult):
 
 
 def interactive(model, tokenizer, args):
+    """Type a question, watch the calls and the answer: rollout_single, one trajectory (every tool offered)."""
+    engine = create_rollout_engine("torch", model, tokenizer.eos_token_id, tokenizer.pad_token_id, args.device,
+                                   args.dtype)
     print("type a question (empty line to quit); every tool is offered")
     while True:
         try:
@@ -516,20 +283,20 @@ def interactive(model, tokenizer, args):
             break
         if not prompt:
             break
-        case = {"prompt": prompt, "tools": ALL_TOOLS, "gt": [], "expect_tools": None, "category": "interactive",
-                "skill": "interactive", "expect_calls": []}
-        r = run_local(model, tokenizer, [case], args)[0]
-        for c in r.calls:
+        with torch.no_grad():
+            traj = rollout_single(engine, tokenizer, case_messages({"prompt": prompt}, args.system),
+                                  [TOOLS_BY_NAME[n] for n in ALL_TOOLS], RolloutConfig.of(args))
+        for c in traj.tool_calls:
             print(f"  -> {c['name']}({json.dumps(c['arguments'], ensure_ascii=False)}) = "
                   f"{json.dumps(c['result'], ensure_ascii=False)}")
-        print(r.final_answer)
+        print(final_answer(traj.turns))
 
 
 def main(argv=None):
     args = parse_args(argv)
     set_seed(args.seed)
     stats = {}
-    cases = [dict(c) for c in DEFAULT_CASES] if args.cases == "seed" else \
+    cases = [dict(c) for c in DEFAULT_CASES] if args.cases == "design" else \
         load_cases(args.cases, args.skip_bad_lines, stats)
     if stats.get("skipped"):
         print(f"skipped {stats['skipped']} malformed lines of {args.cases}")
@@ -553,7 +320,7 @@ def main(argv=None):
         source = f"{args.api_base_url} ({args.api_model})"
     rep = report(results, time.time() - t0, {"backend": args.backend, "model": source,
                                              "cases_file": args.cases or "default", "temperature": args.temperature,
-                                             "trained_on": args.trained_on, "split": args.split})
+                                             "trained_on": args.trained_on, "split": args.split}, TOOL_NAMES)
     if args.verbose:
         for r in results:
             print_case(r)

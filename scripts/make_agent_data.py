@@ -9,7 +9,9 @@ Writes (under --out_dir):
     sft_agent_val.jsonl   same distribution, no conversation shared with sft_agent.jsonl
     agent_rl.jsonl        {"conversations": [system, user, reference answer], "gt", "category",
                            "expect_tools"}
-    eval_toolcall.jsonl   {"prompt", "tools", "gt", "expect_tools", "category"}
+    eval_toolcall.jsonl   the held-out set: {"prompt", "tools", "gt", "expect_tools", "category", "skill",
+                          "expect_calls"}, eval-only phrasings, held-out numbers
+    eval_toolcall_seen.jsonl  the same with SFT phrasings (held-out numbers): a skill, not a phrasing
 
 Categories:
     single      one call, then the answer
@@ -1679,8 +1681,9 @@ def rl_record(rng, sample):
 
 
 def eval_record(rng, sample, skill):
-    """A held-out case; expect_calls are the reference's successful calls (what a right answer asks)."""
-    calls = [{"name": c.name, "arguments": c.args} for step in sample.steps for c in step.calls
+    """A held-out case; expect_calls are the reference's successful calls with their results (what a right
+    answer asks, and what it gets back)."""
+    calls = [{"name": c.name, "arguments": c.args, "result": c.result} for step in sample.steps for c in step.calls
              if "error" not in c.result]
     return {"prompt": sample.user, "tools": offer_tools(rng, sample), "gt": sample.gt,
             "expect_tools": sample.expect_tools, "category": sample.category, "skill": skill,

@@ -1,5 +1,4 @@
-"""Agent RL: token-exact multi-turn rollouts, the seed's reward examples, the first-update ratio, resume."""
-import argparse
+"""Agent RL: token-exact multi-turn rollouts, the design's reward examples, the first-update ratio, resume."""
 import json
 import os
 import shutil
@@ -8,49 +7,18 @@ import pytest
 import torch
 
 from dataset.lm_dataset import encode, render
-from model.model_minimind import MiniMindConfig, MiniMindForCausalLM, save_minimind
+from model.model_minimind import MiniMindConfig, save_minimind
 from trainer import train_agent
-from trainer.rollout_engine import (
-    PackedLinears, RolloutEngine, RolloutResult, TorchRolloutEngine, compute_per_token_logps,
-)
-from trainer.train_agent import (
-    TOOLS, RewardGuards, Trajectory, calculate_rewards, gt_in_text, rollout_batch, validate_gt_in_text,
-)
-from trainer.trainer_utils import load_tokenizer
+from trainer.rollout_engine import PackedLinears, TorchRolloutEngine, compute_per_token_logps
+from trainer.outcome import gt_in_text, validate_gt_in_text
+from trainer.train_agent import TOOLS, RewardGuards, Trajectory, calculate_rewards, rollout_batch
+from conftest import ScriptedEngine, rollout_config, tiny_model
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-@pytest.fixture(scope="module")
-def tok():
-    return load_tokenizer()
-
-
 def rollout_args(**kw):
-    base = dict(max_turns=3, max_gen_len=24, max_total_len=2500, temperature=0.8, top_p=1.0,
-                tool_timeout=1.0, max_tool_tokens=256)
-    base.update(kw)
-    return argparse.Namespace(**base)
-
-
-class ScriptedEngine(RolloutEngine):
-    """Answers each call with the next scripted text (per row), encoded, plus <|im_end|>."""
-
-    def __init__(self, tok, scripts):
-        self.tok, self.scripts, self.calls = tok, scripts, 0
-
-    def rollout(self, prompt_ids, max_new_tokens, temperature=1.0, top_p=1.0, max_length=None):
-        out = RolloutResult()
-        for row in range(len(prompt_ids)):
-            ids = encode(self.tok, self.scripts[self.calls][row]) + [self.tok.eos_token_id]
-            out.completion_ids.append(ids)
-            out.logps.append([-0.5] * len(ids))
-            out.finished.append(True)
-        self.calls += 1
-        return out
-
-    def update_policy(self, model):
-        pass
+    return rollout_config(**kw)
 
 
 def weather_prompt():
@@ -115,11 +83,6 @@ def test_tool_output_is_capped(tok):
     capped = train_agent.cap_tool_output(tok, json.dumps({"result": long_text}), 32)
     assert len(encode(tok, capped)) <= 32 and capped.endswith("...(truncated)")
     assert train_agent.cap_tool_output(tok, '{"result": "9472"}', 32) == '{"result": "9472"}'
-
-
-def tiny_model(seed=0):
-    torch.manual_seed(seed)
-    return MiniMindForCausalLM(MiniMindConfig(hidden_size=64, num_hidden_layers=2)).eval()
 
 
 def test_torch_engine_logps_match_a_training_forward(tok):
@@ -285,7 +248,25 @@ def test_real_rollout_layout_with_the_shipped_checkpoint(tok):
             check_layout(tok, traj, tools)
 
 
-# --- rewards: the seed's worked examples -----------------------------------------------------------------
+def test_rollout_single_equals_rollout_batch_for_one_greedy_trajectory(tok):
+    model = tiny_model(seed=3)
+    args = rollout_args(temperature=0.0, max_gen_len=16)
+    engine = TorchRolloutEngine(model, tok.eos_token_id, tok.pad_token_id)
+    for messages in (weather_prompt(), [{"role": "user", "content": "帮我算一下 123 乘以 45"}]):
+        single = train_agent.rollout_single(engine, tok, messages, TOOLS, args)
+        (batch,) = rollout_batch(engine, tok, [messages], [TOOLS], 1, args)
+        assert single.prompt_ids == batch.prompt_ids and single.ids == batch.ids
+        assert single.response_mask == batch.response_mask and single.turns == batch.turns
+        assert single.old_logps == pytest.approx(batch.old_logps, abs=1e-5)
+    # a scripted two-turn trajectory: the call is run and its tool turn appended, as in rollout_batch
+    script = [['<tool_call>\n{"name": "get_current_weather", "arguments": {"location": "北京"}}\n</tool_call>'],
+              ["北京28°C,晴。"]]
+    single = train_agent.rollout_single(ScriptedEngine(tok, script), tok, weather_prompt(), TOOLS, rollout_args())
+    (batch,) = rollout_batch(ScriptedEngine(tok, script), tok, [weather_prompt()], [TOOLS], 1, rollout_args())
+    assert single.ids == batch.ids and single.tool_calls == batch.tool_calls and len(single.turns) == 2
+
+
+# --- rewards: the design's worked examples -----------------------------------------------------------------
 
 def make_traj(turns, unfinished=False):
     return Trajectory(prompt_ids=[], messages=[], open_thinking=False, turns=turns, unfinished=unfinished)

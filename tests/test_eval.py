@@ -4,13 +4,14 @@ import json
 import pytest
 
 from dataset.lm_dataset import AgentRLDataset, DataError
-from scripts.eval_toolcall import CaseResult, by_category, by_tool, load_cases, summarize
+from scripts.eval_toolcall import load_cases
+from trainer.evaluation import CaseResult, by_category, by_tool, summarize
 
 OK_WEATHER = {"city": "北京", "temperature": "28°C", "condition": "晴"}
 
 
 def weather_call(city="北京", result=OK_WEATHER):
-    return {"name": "get_current_weather", "arguments": {"location": city}, "result": result}
+    return {"name": "get_current_weather", "arguments": {"location": city}, "result": result, "valid": True}
 
 
 def test_metrics_on_known_results():
@@ -28,7 +29,8 @@ def test_metrics_on_known_results():
         CaseResult("q4", "no_tool", [], [], [], ["你好!"], "你好!"),
         # an invalid call, then unfinished
         CaseResult("q5", "single", ["9472"], ["calculate_math"],
-                   [{"name": "calculate_math", "arguments": {"expr": "1"}, "result": {"error": "invalid"}}],
+                   [{"name": "calculate_math", "arguments": {"expr": "1"}, "result": {"error": "invalid"},
+                     "valid": False}],
                    ["...", "..."], "", unfinished=True),
     ]
     s = summarize(results)

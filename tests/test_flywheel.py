@@ -8,20 +8,15 @@ from collections import Counter
 import pytest
 import torch
 
-from dataset.lm_dataset import SFTDataset, encode, encode_sft_conversation, mix_in
+from dataset.lm_dataset import SFTDataset, encode_sft_conversation, mix_in
 from model.model_minimind import MiniMindConfig, save_minimind
 from scripts import rejection_sample as rs
 from trainer import train_agent
-from trainer.rollout_engine import RolloutEngine, RolloutResult, TorchRolloutEngine
+from trainer.rollout_engine import TorchRolloutEngine
 from trainer.train_agent import TOOLS_BY_NAME, epoch_batches, parse_category_weights
-from trainer.trainer_utils import load_tokenizer
+from conftest import PerTrajectoryEngine, tool_call_text
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-@pytest.fixture(scope="module")
-def tok():
-    return load_tokenizer()
 
 
 def sample_args(**kw):
@@ -31,31 +26,8 @@ def sample_args(**kw):
     return argparse.Namespace(**base)
 
 
-class PerTrajectoryEngine(RolloutEngine):
-    """Trajectory j writes scripts[j][turn] at each turn; rows still running are asked in order."""
-
-    def __init__(self, tok, scripts):
-        self.tok, self.scripts, self.turn = tok, scripts, 0
-
-    def rollout(self, prompt_ids, max_new_tokens, temperature=1.0, top_p=1.0, max_length=None):
-        rows = [j for j, script in enumerate(self.scripts) if len(script) > self.turn]
-        assert len(rows) == len(prompt_ids)
-        out = RolloutResult()
-        for j in rows:
-            ids = encode(self.tok, self.scripts[j][self.turn]) + [self.tok.eos_token_id]
-            out.completion_ids.append(ids)
-            out.logps.append([-0.1] * len(ids))
-            out.finished.append(True)
-        self.turn += 1
-        return out
-
-    def update_policy(self, model):
-        pass
-
-
 def call(name, arguments):
-    return ('<tool_call>\n{"name": "%s", "arguments": %s}\n</tool_call>'
-            % (name, json.dumps(arguments, ensure_ascii=False)))
+    return tool_call_text(name, arguments)
 
 
 def item(prompt, gt, expect, category, tools):

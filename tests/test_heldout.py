@@ -7,7 +7,7 @@ import pytest
 
 import scripts.make_agent_data as data
 from scripts.compare_evals import compare, paired_difference
-from scripts.eval_toolcall import CaseResult, calc_result_ok, summarize, wilson_interval, wrong_direction_calls
+from trainer.evaluation import CaseResult, calc_result_ok, summarize, wilson_interval, wrong_direction_calls
 
 
 def test_the_three_phrasing_splits_are_disjoint():
@@ -110,7 +110,7 @@ def test_paired_difference_on_hand_made_reports():
 
 
 def test_calculator_and_direction_metrics():
-    want_math = [{"name": "calculate_math", "arguments": {"expression": "12*34"}}]
+    want_math = [{"name": "calculate_math", "arguments": {"expression": "12*34"}, "result": {"result": "408"}}]
     right = CaseResult("q", "single", ["408"], ["calculate_math"],
                        [{"name": "calculate_math", "arguments": {"expression": "34 * 12"}, "result": {"result": "408"}}],
                        [], "408", expect_calls=want_math)
@@ -119,10 +119,12 @@ def test_calculator_and_direction_metrics():
                        [], "516", expect_calls=want_math)
     assert calc_result_ok(right) is True and calc_result_ok(wrong) is False
     assert calc_result_ok(CaseResult("q", "no_tool", [], [], [], [], "")) is None
-    want_unit = [{"name": "unit_converter", "arguments": {"value": 5, "from_unit": "km", "to_unit": "miles"}}]
+    want_unit = [{"name": "unit_converter", "arguments": {"value": 5, "from_unit": "km", "to_unit": "miles"},
+                  "result": {"value": 5, "from_unit": "km", "to_unit": "miles", "result": 3.1069}}]
+    reversed_result = {"value": 5, "from_unit": "miles", "to_unit": "km", "result": 8.0467}
     swapped = CaseResult("q", "single", ["3.1069"], ["unit_converter"],
                          [{"name": "unit_converter", "arguments": {"value": 5, "from_unit": "英里", "to_unit": "公里"},
-                           "result": {}}], [], "", expect_calls=want_unit)
+                           "result": reversed_result}], [], "", expect_calls=want_unit)
     assert wrong_direction_calls(swapped) == (1, 1)
     s = summarize([right, wrong, swapped])
     assert s["calc_result_accuracy"] == 0.5 and s["wrong_direction_rate"] == 1.0

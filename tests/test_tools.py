@@ -5,8 +5,9 @@ import time
 
 import pytest
 
+from trainer.tool_runner import MAX_TOOL_OUTPUT_CHARS
 from trainer.train_agent import (
-    CHECK_ARGS, MAX_TOOL_OUTPUT_CHARS, MOCK_RESULTS, TOOL_RUNNER, TOOLS, count_parse_errors, execute_tool,
+    CHECK_ARGS, MOCK_RESULTS, TOOL_RUNNER, TOOLS, count_parse_errors, execute_tool,
     parse_tool_calls,
 )
 

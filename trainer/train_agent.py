@@ -2,14 +2,19 @@
 Agent RL: teach a small MiniMind model to use tools with multi-turn reinforcement learning.
 
 One batch, top to bottom:
-    1. rollout   the policy answers each prompt num_generations times; whenever it writes a <tool_call>, the call
-                 is executed in a mock tool world and the result is injected as a <tool_response> turn, then the
-                 model continues (up to max_turns). Token-in/token-out: the training sequence is exactly the ids
+    1. rollout   the policy answers each prompt num_generations times; whenever it writes a <tool_call>, the
+    call
+                 is executed in a mock tool world and the result is injected as a <tool_response> turn, then
+                 the
+                 model continues (up to max_turns). Token-in/token-out: the training sequence is exactly the
+                 ids
                  the model sampled plus the ids of the injected turns, never decoded and re-encoded.
     2. reward    calculate_rewards(): tag format, tool alignment, GT match in the final answer, unfinished and
-                 repetition penalties (the no-tool branch scores length/thinking/optional reward model instead).
+                 repetition penalties (the no-tool branch scores length/thinking/optional reward model
+                 instead).
     3. advantage group-normalised per prompt: (r - mean) / (std + 1e-4).
-    4. loss      CISPO (or GRPO) on the tokens the model wrote (response_mask = 1), minus beta * KL to a frozen
+    4. loss      CISPO (or GRPO) on the tokens the model wrote (response_mask = 1), minus beta * KL to a
+    frozen
                  reference model; tool output tokens (mask 0) get no gradient.
     5. step      clip, AdamW step, cosine LR; log; save.
 
@@ -25,22 +30,17 @@ Run (CPU, from the shipped cold-start checkpoint):
     torchrun --nproc_per_node 2 trainer/train_agent.py --batch_size 4
 """
 import argparse
-import ast
 import atexit
 import copy
 import json
 import math
-import multiprocessing
-import operator
 import os
 import random
 import re
 import signal
 import sys
-import threading
 import time
-import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -48,14 +48,18 @@ if __package__ in (None, ""):
 import torch
 from tqdm import tqdm
 
-from dataset.lm_dataset import encode, render
+from dataset.lm_dataset import AgentRLDataset, encode, render
 from model.model_minimind import count_parameters, save_minimind, weight_path
+from trainer.calculator import evaluate_expression
+from trainer.evaluation import load_cases, report, run_cases
+from trainer.outcome import count_repeated_calls, final_answer, tool_result_ok, validate_gt_in_text
 from trainer.rollout_engine import compute_per_token_logps, create_rollout_engine
+from trainer.tool_runner import ToolError, ToolRunner, cap_tool_result
 from trainer.trainer_utils import (
     DistInfo, add_model_args, all_ranks_any, all_ranks_sum, autocast, average_record, broadcast_flag,
     broadcast_weights, close_distributed, cosine_lr, default_dtype, grad_sync, init_distributed, init_model,
-    load_resume, resolve_device, resume_path, save_resume, set_rank_seed, set_rng_state, set_seed, split_batch,
-    wrap_ddp,
+    load_resume, loss_share, resolve_device, resume_path, save_resume, set_rank_seed, set_rng_state, set_seed,
+    split_batch, wrap_ddp,
 )
 
 
@@ -102,6 +106,7 @@ TOOLS = [
     ),
 ]
 TOOLS_BY_NAME = {t["function"]["name"]: t for t in TOOLS}
+TOOL_NAMES = list(TOOLS_BY_NAME)
 
 # --- mock data ---------------------------------------------------------------------------------------------
 
@@ -210,114 +215,6 @@ LANGUAGE_ALIASES = {
 }
 
 
-class ToolError(Exception):
-    """A tool call the tool cannot serve; the message (and hint) go back to the model as {"error": ...}."""
-
-    def __init__(self, message, hint=None):
-        super().__init__(message)
-        self.hint = hint
-
-
-# --- calculate_math: a small arithmetic evaluator over Python's ast (never eval) ----------------------------
-
-MAX_EXPRESSION_CHARS = 300
-MAX_INT_BITS = 1024  # any integer result or intermediate beyond this is refused ("result too large")
-MAX_FACTORIAL = 100
-_BIN_OPS = {
-    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
-    ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
-}
-_UNARY_OPS = {ast.UAdd: operator.pos, ast.USub: operator.neg}
-
-
-def _factorial(n):
-    if n != int(n) or n < 0 or n > MAX_FACTORIAL:
-        raise ToolError(f"factorial needs an integer in 0..{MAX_FACTORIAL}")
-    return math.factorial(int(n))
-
-
-MATH_FUNCTIONS = {
-    "sqrt": math.sqrt, "abs": abs, "round": round, "floor": math.floor, "ceil": math.ceil,
-    "exp": math.exp, "log": math.log, "log10": math.log10, "log2": math.log2, "ln": math.log,
-    "sin": math.sin, "cos": math.cos, "tan": math.tan, "factorial": _factorial,
-}
-MATH_CONSTANTS = {"pi": math.pi, "e": math.e}
-_EXPRESSION_REPLACEMENTS = {"^": "**", "×": "*", "÷": "/", "−": "-", "—": "-", "·": "*"}
-
-
-def _check_size(x):
-    if isinstance(x, bool) or not isinstance(x, (int, float)):
-        raise ToolError("expression must evaluate to a number")
-    if isinstance(x, int) and x.bit_length() > MAX_INT_BITS:
-        raise ToolError("result too large")
-    if isinstance(x, float) and not math.isfinite(x):
-        raise ToolError("result is not a finite number")
-    return x
-
-
-def _safe_pow(base, exp):
-    if isinstance(base, int) and isinstance(exp, int) and exp > 0 and abs(base) > 1:
-        if exp * math.log2(abs(base)) > MAX_INT_BITS:
-            raise ToolError("result too large")
-    if isinstance(exp, float) and abs(exp) > 1e4:
-        raise ToolError("exponent too large")
-    return base ** exp
-
-
-def _eval_node(node):
-    if isinstance(node, ast.Expression):
-        return _eval_node(node.body)
-    if isinstance(node, ast.Constant):
-        if isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
-            raise ToolError(f"unsupported constant {node.value!r}")
-        return _check_size(node.value)
-    if isinstance(node, ast.BinOp) and type(node.op) in _BIN_OPS:
-        left, right = _eval_node(node.left), _eval_node(node.right)
-        if isinstance(node.op, ast.Pow):
-            return _check_size(_safe_pow(left, right))
-        return _check_size(_BIN_OPS[type(node.op)](left, right))
-    if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY_OPS:
-        return _check_size(_UNARY_OPS[type(node.op)](_eval_node(node.operand)))
-    if isinstance(node, ast.Name) and node.id in MATH_CONSTANTS:
-        return MATH_CONSTANTS[node.id]
-    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in MATH_FUNCTIONS
-            and not node.keywords and 1 <= len(node.args) <= 2):
-        args = [_eval_node(a) for a in node.args]
-        return _check_size(MATH_FUNCTIONS[node.func.id](*args))
-    raise ToolError(f"unsupported syntax: {type(node).__name__}")
-
-
-def _format_number(x):
-    """9472 -> "9472"; 2.5 -> "2.5"; 1/3 -> "0.3333333333" (10 significant digits)."""
-    if isinstance(x, float) and x.is_integer() and abs(x) < 1e15:
-        return str(int(x))
-    if isinstance(x, float):
-        return f"{x:.10g}"
-    return str(x)
-
-
-def evaluate_expression(expression: str) -> str:
-    """Evaluate arithmetic safely; raise ToolError with a hint the model can act on."""
-    if len(expression) > MAX_EXPRESSION_CHARS:
-        raise ToolError(f"expression longer than {MAX_EXPRESSION_CHARS} characters")
-    text = unicodedata.normalize("NFKC", expression)
-    for old, new in _EXPRESSION_REPLACEMENTS.items():
-        text = text.replace(old, new)
-    text = text.strip().rstrip("=").strip()
-    try:
-        tree = ast.parse(text, mode="eval")
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        hint = "use * for multiplication" if re.search(r"\d\s*[xX]\s*\d", text) else \
-            "use numbers, + - * / ** % and parentheses"
-        raise ToolError(f"invalid expression: {expression[:80]}", hint=hint) from None
-    try:
-        return _format_number(_eval_node(tree))
-    except ZeroDivisionError:
-        raise ToolError("division by zero") from None
-    except (OverflowError, ValueError, TypeError, RecursionError):
-        raise ToolError("math error: the expression has no finite numeric value") from None
-
-
 # --- the other tools --------------------------------------------------------------------------------------
 
 def _norm(text) -> str:
@@ -335,7 +232,7 @@ def _to_number(value):
         raise ToolError(f"value must be a number, got {str(value)[:40]!r}") from None
 
 
-def tool_calculate_math(args):
+def tool_calculate_math(args):  # the evaluator: trainer/calculator.py
     return {"result": evaluate_expression(str(args["expression"]))}
 
 
@@ -376,7 +273,9 @@ def tool_get_current_weather(args):
     if city is None:
         if location in LOCATION_HINTS:
             parent = LOCATION_HINTS[location]
-            raise ToolError(f"unknown location: {location}", hint=f"{location} is in {parent}; query {parent}")
+            raise ToolError(
+                f"unknown location: {location}", hint=f"{location} is in {parent}; query {parent}"
+            )
         raise ToolError(f"unknown location: {location[:40]}", hint="supported: " + ", ".join(WEATHER_DATA))
     temperature, condition, humidity = WEATHER_DATA[city]
     return {"city": city, "temperature": temperature, "condition": condition, "humidity": humidity}
@@ -463,7 +362,9 @@ def check_calculate_math(a):
 
 
 def check_unit_converter(a):
-    return _is_number(a.get("value")) and _nonempty_str(a.get("from_unit")) and _nonempty_str(a.get("to_unit"))
+    return (
+        _is_number(a.get("value")) and _nonempty_str(a.get("from_unit")) and _nonempty_str(a.get("to_unit"))
+    )
 
 
 def check_get_current_weather(a):
@@ -537,119 +438,14 @@ def count_parse_errors(text: str, calls) -> int:
     return max(0, text.count("<tool_call>") - len(calls))
 
 
-def count_tool_call_blocks(text: str) -> int:
-    """How many <tool_call>...</tool_call> blocks the text holds, parseable or not."""
-    return len(TOOL_CALL_RE.findall(text))
+def call_is_valid(call) -> bool:
+    """The tool exists and CHECK_ARGS accepts the arguments (what the reward and the metrics call valid)."""
+    check = CHECK_ARGS.get(call["name"])
+    return check is not None and isinstance(call["arguments"], dict) and bool(check(call["arguments"]))
 
 
-MAX_TOOL_OUTPUT_CHARS = 4000  # a result longer than this (as JSON) is cut before it is tokenized
-
-
-def _run_tool(name, args):
-    try:
-        return MOCK_RESULTS[name](args)
-    except ToolError as e:
-        result = {"error": str(e)}
-        if e.hint:
-            result["hint"] = e.hint
-        return result
-
-
-def _tool_worker(conn):
-    """Body of a tool worker process: run calls until the pipe closes. Any failure becomes an error object."""
-    # Ctrl-C reaches the whole process group; the trainer finishes its step (with these workers) before it
-    # exits, so workers ignore it. SIGTERM ends a worker (not the trainer's handler, inherited by the fork).
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    while True:
-        try:
-            payload = conn.recv()
-        except (EOFError, OSError):
-            return
-        try:
-            name, args = json.loads(payload)
-            result = _run_tool(name, args)
-            if not isinstance(result, dict):
-                result = {"result": result}
-            reply = json.dumps(result, ensure_ascii=False)
-        except Exception as e:  # a bug in a tool must not kill the worker; the model sees what happened
-            reply = json.dumps({"error": f"tool failed: {type(e).__name__}"})
-        try:
-            conn.send(reply)
-        except (OSError, ValueError):
-            return
-
-
-class ToolRunner:
-    """Runs tool calls in worker processes, so a call that hangs, even inside C code (9**9**9), is killed at
-    its timeout on any OS and from any thread. Calls and results travel as JSON text. Workers are reused
-    (each holds the tool tables as they were when it started); one that timed out or died is replaced.
-    Thread-safe: concurrent callers get different workers."""
-
-    def __init__(self, max_idle: int = 4):
-        methods = multiprocessing.get_all_start_methods()
-        self.ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-        self.max_idle = max_idle
-        self.idle = []
-        self.lock = threading.Lock()
-        self.killed = 0  # workers killed at a timeout (for the logs)
-
-    def _start(self):
-        parent, child = self.ctx.Pipe()
-        proc = self.ctx.Process(target=_tool_worker, args=(child,), daemon=True, name="tool-worker")
-        proc.start()
-        child.close()
-        return proc, parent
-
-    def _kill(self, worker):
-        proc, conn = worker
-        conn.close()
-        proc.kill()
-        proc.join(timeout=1.0)
-
-    def call(self, name, args, timeout: float):
-        """Run MOCK_RESULTS[name](args) in a worker; args must be JSON data (it travels as JSON text)."""
-        payload = json.dumps([name, args], ensure_ascii=False)  # raises on non-JSON data, before any worker
-        with self.lock:
-            worker = self.idle.pop() if self.idle else None
-        if worker is None or not worker[0].is_alive():
-            worker = self._start()
-        proc, conn = worker
-        try:
-            conn.send(payload)
-            reply = conn.recv() if conn.poll(timeout) else None
-        except (EOFError, OSError):
-            self._kill(worker)
-            return {"error": "tool failed: worker died"}
-        if reply is None:
-            self.killed += 1
-            self._kill(worker)
-            return {"error": "timeout", "hint": f"the call took longer than {timeout:g}s"}
-        with self.lock:
-            keep = len(self.idle) < self.max_idle
-            if keep:
-                self.idle.append(worker)
-        if not keep:
-            self._kill(worker)
-        return json.loads(reply)
-
-    def close(self):
-        with self.lock:
-            workers, self.idle = self.idle, []
-        for worker in workers:
-            self._kill(worker)
-
-
-TOOL_RUNNER = ToolRunner()
+TOOL_RUNNER = ToolRunner(MOCK_RESULTS)  # worker processes with a timeout: trainer/tool_runner.py
 atexit.register(TOOL_RUNNER.close)
-
-
-def cap_tool_result(result: dict, max_chars: int = MAX_TOOL_OUTPUT_CHARS) -> dict:
-    """A result whose JSON is longer than max_chars is replaced by its cut text (the model sees the cut)."""
-    text = json.dumps(result, ensure_ascii=False)
-    if len(text) <= max_chars:
-        return result
-    return {"truncated": text[:max_chars]}
 
 
 def execute_tool(name, args, timeout: float = 1.0):
@@ -667,10 +463,6 @@ def execute_tool(name, args, timeout: float = 1.0):
     except (TypeError, ValueError, RecursionError):  # arguments that are not JSON data
         return {"error": f"invalid arguments: {name} arguments are not JSON data"}
     return cap_tool_result(result)
-
-
-def tool_result_ok(result) -> bool:
-    return isinstance(result, dict) and "error" not in result
 
 
 # ==========================================================================================================
@@ -694,7 +486,9 @@ class Trajectory:
     response_mask: list = field(default_factory=list)
     old_logps: list = field(default_factory=list)
     turns: list = field(default_factory=list)  # the text of each model turn (without its <|im_end|>)
-    tool_calls: list = field(default_factory=list)  # every parsed call: {"name", "arguments", "result", "turn"}
+    tool_calls: list = field(
+        default_factory=list
+    )  # every parsed call: {"name", "arguments", "result", "turn"}
     parse_errors: int = 0  # <tool_call> blocks the model opened that did not parse into a call
     unfinished: bool = False  # still calling tools when the turns (or the length budget) ran out
     done: bool = False
@@ -705,7 +499,8 @@ class Trajectory:
 
 
 def generation_prefill(open_thinking: bool) -> str:
-    """What the template's generation prompt writes after '<|im_start|>assistant\\n' (see the chat template)."""
+    """What the template's generation prompt writes after '<|im_start|>assistant\\n' (see the chat
+    template)."""
     return "<think>\n" if open_thinking else "<think>\n\n</think>\n\n"
 
 
@@ -758,9 +553,13 @@ def apply_turn(traj: Trajectory, tokenizer, tools, completion_ids, completion_lo
     for call in calls:
         result = execute_tool(call["name"], call["arguments"], timeout=args.tool_timeout)
         content = cap_tool_output(tokenizer, json.dumps(result, ensure_ascii=False), args.max_tool_tokens)
-        traj.tool_calls.append({**call, "result": result, "turn": len(traj.turns) - 1})
+        traj.tool_calls.append(
+            {**call, "result": result, "valid": call_is_valid(call), "turn": len(traj.turns) - 1}
+        )
         traj.messages.append({"role": "tool", "content": content})
-    after = render(tokenizer, traj.messages, tools, add_generation_prompt=True, open_thinking=traj.open_thinking)
+    after = render(
+        tokenizer, traj.messages, tools, add_generation_prompt=True, open_thinking=traj.open_thinking
+    )
     if not after.startswith(before):
         raise RuntimeError("chat template is not prefix-stable; cannot append the tool turn")
     obs_ids = encode(tokenizer, after[len(before) - 1:])  # from the "\n" after the model's <|im_end|>
@@ -773,8 +572,19 @@ def apply_turn(traj: Trajectory, tokenizer, tools, completion_ids, completion_lo
 
 
 def rollout_single(rollout_engine, tokenizer, messages, tools, args, open_thinking=False) -> Trajectory:
-    """One trajectory, one turn at a time (the seed's loop; rollout_batch does the same for many at once)."""
-    return rollout_batch(rollout_engine, tokenizer, [messages], [tools], 1, args, [open_thinking])[0]
+    """One trajectory, one turn at a time: the design's loop written out. Generate a turn; if it calls tools,
+    run them and append the tool turn (apply_turn); go on until an answer or max_turns. rollout_batch runs the
+    same loop for many trajectories at once (tests/test_agent.py checks that they agree)."""
+    traj = start_trajectory(tokenizer, messages, tools, open_thinking)
+    for turn in range(args.max_turns):
+        out = rollout_engine.rollout([traj.prompt_ids + traj.ids], max_new_tokens=args.max_gen_len,
+                                     temperature=args.temperature, top_p=args.top_p,
+                                     max_length=args.max_total_len)
+        apply_turn(traj, tokenizer, tools, out.completion_ids[0], out.logps[0], out.finished[0],
+                   last_turn=turn == args.max_turns - 1, args=args)
+        if traj.done:
+            break
+    return traj
 
 
 def rollout_batch(rollout_engine, tokenizer, messages_batch, tools_batch, num_generations, args,
@@ -805,6 +615,36 @@ def rollout_batch(rollout_engine, tokenizer, messages_batch, tools_batch, num_ge
     return trajs
 
 
+@dataclass
+class RolloutConfig:
+    """What a rollout reads: the trainer's flags, or the evaluator's (greedy)."""
+    max_turns: int = 3
+    max_gen_len: int = 256
+    max_total_len: int = 2500
+    max_tool_tokens: int = 256
+    tool_timeout: float = 1.0
+    temperature: float = 0.0
+    top_p: float = 1.0
+
+    @classmethod
+    def of(cls, args, **overrides):
+        """The config from any object with these fields (an argparse Namespace), with overrides."""
+        return cls(**{**{f.name: getattr(args, f.name) for f in fields(cls)}, **overrides})
+
+
+def rollout_cases(model, tokenizer, cfg: RolloutConfig, device: str, dtype: str):
+    """A rollout function for trainer/evaluation.run_cases: one trajectory per case, with the case's tools."""
+    engine = create_rollout_engine(
+        "torch", model, tokenizer.eos_token_id, tokenizer.pad_token_id, device, dtype
+    )
+
+    def rollout(messages_batch, cases):
+        tools = [[TOOLS_BY_NAME[n] for n in case["tools"]] for case in cases]
+        with torch.no_grad():
+            return rollout_batch(engine, tokenizer, messages_batch, tools, 1, cfg)
+    return rollout
+
+
 # ==========================================================================================================
 # Reward: result > process > format. Each term is a named function; calculate_rewards returns them per sample.
 # ==========================================================================================================
@@ -820,46 +660,16 @@ LENGTH_SCORE = 0.5  # no-tool branch: +0.5 for an answer of sensible length, -0.
 MIN_ANSWER_CHARS, MAX_ANSWER_CHARS = 2, 800
 THINK_SCORE = 0.25  # no-tool branch with thinking: closure and length of the think block
 MIN_THINK_CHARS, MAX_THINK_CHARS = 5, 400
-NUMBER_RE = re.compile(r"-?\d+(?:,\d{3})*(?:\.\d+)?")
-
-
-def final_answer(turns) -> str:
-    """The answer the user sees: the last model turn, after its last </tool_call> and its think block."""
-    text = turns[-1] if turns else ""
-    text = text.rsplit("</tool_call>", 1)[-1]
-    text = text.rsplit("</think>", 1)[-1]
-    return text.strip()
-
-
-def _as_number(text: str):
-    try:
-        return float(text.replace(",", ""))
-    except ValueError:
-        return None
-
-
-def gt_in_text(gt: str, text: str) -> bool:
-    """Numeric GT: equal (within 1e-6) to one of the numbers written in the text, so "9" does not match "59" or
-    "9.5". Text GT: case-insensitive substring."""
-    value = _as_number(gt.strip())
-    if value is not None:
-        return any(abs(_as_number(n) - value) < 1e-6 for n in NUMBER_RE.findall(text))
-    return gt.strip().lower() in text.lower()
-
-
-def validate_gt_in_text(text: str, gt_list) -> set:
-    """Indices of the GT values found in the text."""
-    return {i for i, gt in enumerate(gt_list) if gt_in_text(gt, text)}
-
-
 def tag_format_score(turns) -> float:
     """-0.5 for every <tool_call> without its </tool_call> (or the reverse), in every turn."""
     return -TAG_PENALTY * sum(abs(t.count("<tool_call>") - t.count("</tool_call>")) for t in turns)
 
 
 def tool_alignment_score(calls, tools, expected_calls: int) -> float:
-    """+0.5 when the valid calls match the expected count and nothing invalid was called, else -0.5 per unit of
-    gap = |valid - expected| + invalid. A call is valid when the tool was offered and CHECK_ARGS accepts it."""
+    """+0.5 when the valid calls match the expected count and nothing invalid was called, else -0.5 per unit
+    of
+    gap = |valid - expected| + invalid. A call is valid when the tool was offered and CHECK_ARGS accepts it.
+    """
     offered = {t["function"]["name"] for t in tools}
     valid = sum(1 for c in calls if c["name"] in offered and CHECK_ARGS.get(c["name"], lambda a: False)(
         c["arguments"]))
@@ -927,24 +737,10 @@ class RewardBreakdown:
 @dataclass
 class RewardGuards:
     """Reward-hacking guards, each a named reward term; 0 turns one off. With all three at 0 (or guards=None)
-    calculate_rewards is exactly the seed's reward."""
+    calculate_rewards is exactly the design's reward."""
     repeat_call: float = 1.0  # per call that repeats an earlier call (same name, same arguments)
     needless_call: float = 2.0  # once, when a question that needs no tool gets any tool call
     extra_calls: float = 0.3  # per call past the expected number
-
-
-def call_key(call) -> tuple:
-    return call["name"], json.dumps(call["arguments"], sort_keys=True, ensure_ascii=False)
-
-
-def count_repeated_calls(calls) -> int:
-    """Calls that repeat an earlier call of the same trajectory exactly (name and arguments)."""
-    seen, repeats = set(), 0
-    for call in calls:
-        key = call_key(call)
-        repeats += key in seen
-        seen.add(key)
-    return repeats
 
 
 def calculate_rewards(trajectories, gt_batch, tools_batch, num_generations, reward_model=None,
@@ -955,7 +751,8 @@ def calculate_rewards(trajectories, gt_batch, tools_batch, num_generations, rewa
     Tool branch (the model called a tool): tag format + tool alignment + GT match on the final answer.
     No-tool branch: tag format + answer length + thinking closure/length + optional reward model.
     Both: -0.5 if unfinished, and the 3-gram repetition penalty on the final answer.
-    The expected number of calls is len(expect_tools) when the data gives it, else len(gt) (the seed's rule).
+    The expected number of calls is len(expect_tools) when the data gives it, else len(gt) (the design's
+    rule).
     Guards (when given): repeated calls, a tool called when none is needed (expect_tools == [], or no
     expect_tools and no GT), calls past the expected number.
     """
@@ -1027,8 +824,19 @@ SAVE_DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": 
 
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description="Agent RL: multi-turn tool use with CISPO/GRPO")
-    # --- data and weights ---
-    parser.add_argument("--data_path", default="dataset/agent_rl.jsonl", help="RL prompts (JSONL, seed format)")
+    add_data_args(parser)
+    add_rollout_args(parser)
+    add_reward_args(parser)
+    add_training_args(parser)
+    args = parser.parse_args(argv)
+    args.device = resolve_device(args.device)
+    args.dtype = args.dtype or default_dtype(args.device)
+    return args
+
+
+def add_data_args(parser):
+    parser.add_argument("--data_path", default="dataset/agent_rl.jsonl",
+                        help="RL prompts (JSONL, the design's format)")
     parser.add_argument("--skip_bad_lines", action="store_true", help="skip (and count) malformed data lines")
     parser.add_argument("--from_weight", default="full_sft", help="starting weights: a name in save_dir, "
                         "a .pth file or a transformers directory; also the frozen KL reference")
@@ -1037,7 +845,9 @@ def parse_args(argv=None):
     parser.add_argument("--save_dtype", default="float32", choices=list(SAVE_DTYPES),
                         help="dtype of the saved weights; bfloat16 rounds away most of a small RL update")
     add_model_args(parser)
-    # --- rollout ---
+
+
+def add_rollout_args(parser):
     parser.add_argument("--num_generations", type=int, default=4, help="trajectories per prompt (the group)")
     parser.add_argument("--max_turns", type=int, default=3, help="model turns per trajectory")
     parser.add_argument("--max_gen_len", type=int, default=256, help="new tokens per model turn")
@@ -1055,19 +865,30 @@ def parse_args(argv=None):
                              "read it at the same path (default: {save_dir}/sglang_policy)")
     parser.add_argument("--sglang_timeout", type=float, default=600.0, help="seconds to wait for one answer")
     parser.add_argument("--reward_model_path", default=None, help="optional reward model (no-tool branch)")
-    # --- reward-hacking guards (0 disables one; all 0 = the seed's reward) ---
+
+
+def add_reward_args(parser):  # the reward-hacking guards: 0 disables one; all 0 = the design's reward
     parser.add_argument("--repeat_call_penalty", type=float, default=RewardGuards.repeat_call,
                         help="per call repeating an earlier one (same tool, same arguments)")
     parser.add_argument("--needless_call_penalty", type=float, default=RewardGuards.needless_call,
                         help="for calling any tool on a question that needs none")
     parser.add_argument("--extra_call_cost", type=float, default=RewardGuards.extra_calls,
                         help="per call past the expected number")
+
+
+def add_training_args(parser):
     # --- periodic evaluation and rollback ---
     parser.add_argument("--eval_interval", type=int, default=100,
                         help="steps between greedy evaluations on --eval_cases (0 = off)")
-    parser.add_argument("--eval_cases", default="dataset/eval_toolcall.jsonl", help="evaluation cases (JSONL)")
-    parser.add_argument("--rollback_drop", type=float, default=0.0,
-                        help="if task completion falls this far below the best, reload the best weights (0 = off)")
+    parser.add_argument(
+        "--eval_cases", default="dataset/eval_toolcall.jsonl", help="evaluation cases (JSONL)"
+    )
+    parser.add_argument(
+        "--rollback_drop",
+        type=float,
+        default=0.0,
+        help="if task completion falls this far below the best, reload the best weights (0 = off)",
+    )
     # --- optimisation ---
     parser.add_argument("--category_weights", default="",
                         help="prompt sampling weights by category, e.g. 'parallel=2,chained=2' (others 1)")
@@ -1076,8 +897,12 @@ def parse_args(argv=None):
     parser.add_argument("--epochs", type=int, default=1)
     parser.add_argument("--batch_size", type=int, default=2, help="prompts per step")
     parser.add_argument("--accumulation_steps", type=int, default=1)
-    parser.add_argument("--learning_rate", type=float, default=5e-5,
-                        help="peak LR; the seed's 3e-7 does not move a 4.6M model in a CPU-sized run (README)")
+    parser.add_argument(
+        "--learning_rate",
+        type=float,
+        default=5e-5,
+        help="peak LR; the design's 3e-7 does not move a 4.6M model in a CPU-sized run (README)",
+    )
     parser.add_argument("--loss_type", default="cispo", choices=["cispo", "grpo"])
     parser.add_argument("--beta", type=float, default=0.1, help="KL penalty to the reference model")
     parser.add_argument("--epsilon", type=float, default=0.2, help="GRPO clip range")
@@ -1093,15 +918,12 @@ def parse_args(argv=None):
                         help="autocast dtype (default: bfloat16 on CPU)")
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--max_steps", type=int, default=-1, help="stop after this many optimizer steps")
-    parser.add_argument("--log_interval", type=int, default=1)
+    parser.add_argument("--log_interval", type=int, default=10,
+                        help="steps between terminal lines (the metrics file gets every step)")
     parser.add_argument("--save_interval", type=int, default=20, help="steps between weight/resume saves")
     parser.add_argument("--from_resume", type=int, default=0, choices=[0, 1])
     parser.add_argument("--debug_mode", action="store_true", help="print whole trajectories")
     parser.add_argument("--debug_interval", type=int, default=20)
-    args = parser.parse_args(argv)
-    args.device = resolve_device(args.device)
-    args.dtype = args.dtype or default_dtype(args.device)
-    return args
 
 
 @dataclass
@@ -1129,6 +951,39 @@ class TrainState:
     train_model: torch.nn.Module | None = None  # what the update's forward goes through: DDP(model) or model
     prompts_done: int = 0  # prompts of the current epoch trained on, all ranks together
 
+    # resume state: what save_checkpoints writes beside the weights, and what --from_resume 1 reads back
+    def resume_extra(self, epoch: int, batches_done: int) -> dict:
+        return {
+            "epoch": epoch,
+            "batches_done": batches_done,
+            "micro_step": self.micro_step,
+            "skipped_nonfinite": self.skipped_nonfinite,
+            "best_completion": self.best_completion,
+            "best_step": self.best_step,
+            "rollbacks": self.rollbacks,
+            # progress in global units: a run saved by N processes resumes with any number of them
+            "batch_size": self.args.batch_size,
+            "prompts_done": self.prompts_done,
+            "samples_done": self.prompts_done * self.args.num_generations,
+            "world_size": self.dist.world_size,
+        }
+
+    def restore(self, ckpt: dict, path: str) -> tuple:
+        """Load a resume checkpoint into the model, optimizer, RNGs and this state; returns (epoch, batch)."""
+        extra = ckpt["extra"]
+        if extra.get("batch_size", self.args.batch_size) != self.args.batch_size:
+            raise ValueError(f"{path} was saved with --batch_size {extra['batch_size']}; resuming with "
+                             f"{self.args.batch_size} would start at another data position")
+        self.model.load_state_dict(ckpt["model"])
+        self.optimizer.load_state_dict(ckpt["optimizer"])
+        set_rng_state(ckpt["rng"])
+        self.step, self.micro_step = ckpt["step"], extra["micro_step"]
+        self.skipped_nonfinite = extra.get("skipped_nonfinite", 0)
+        self.best_completion = extra.get("best_completion", -1.0)
+        self.best_step = extra.get("best_step", -1)
+        self.rollbacks = extra.get("rollbacks", 0)
+        return extra["epoch"], extra["batches_done"]
+
 
 @dataclass
 class TrainBatch:
@@ -1139,7 +994,8 @@ class TrainBatch:
 
 
 def truncate_for_training(prompt_len, ids, mask, logps, max_len):
-    """Fit prompt + trajectory into max_len: drop whole middle turns (a model turn with its tool turn), earliest
+    """Fit prompt + trajectory into max_len: drop whole middle turns (a model turn with its tool turn),
+    earliest
     first, so the system/tools prompt and the final answer survive; cut the end only as a last resort.
     (Tokens kept after a dropped turn keep their sampling log-probs.)"""
     if prompt_len + len(ids) <= max_len:
@@ -1239,8 +1095,10 @@ def debug_print(state: TrainState, trajs, rewards):
             who = "MODEL (mask 1)" if m else "TOOL  (mask 0)"
             print(f"--- {who} [{len(traj.prompt_ids) + s}:{len(traj.prompt_ids) + e}] ---")
             print(tok.decode(traj.ids[s:e]))
-        print(f"[DEBUG] {name} reward {r.total:+.2f} " + " ".join(f"{k}={v:+.2f}" for k, v in r.terms().items()
-                                                                  if v))
+        print(
+            f"[DEBUG] {name} reward {r.total:+.2f} "
+            + " ".join(f"{k}={v:+.2f}" for k, v in r.terms().items() if v)
+        )
 
 
 def trajectory_stats(trajs) -> dict:
@@ -1258,130 +1116,169 @@ def trajectory_stats(trajs) -> dict:
     }
 
 
+@dataclass
+class UpdateStats:
+    """What one batch's update did: its loss over the global batch, the sequences it trained on, and the
+    token-level importance ratios and KL (for the log)."""
+    loss: float
+    trained: float
+    ratios: torch.Tensor
+    kls: torch.Tensor
+
+
+def rollout_phase(state: TrainState, items) -> list:
+    """Phase 1: num_generations trajectories per prompt with the current policy (no gradient)."""
+    args = state.args
+    thinking = [random.random() < args.thinking_ratio for _ in range(len(items) * args.num_generations)]
+    with torch.no_grad():
+        return rollout_batch(state.rollout_engine, state.tokenizer, [it["messages"] for it in items],
+                             [it["tools"] for it in items], args.num_generations, args, thinking)
+
+
+def policy_update(state: TrainState, trajs, advantages, group_std, rank_share) -> UpdateStats:
+    """Phase 4: policy and reference log-probs of the trajectories, the CISPO/GRPO loss, backward.
+
+    A group whose rewards are all equal has zero advantage everywhere: with --skip_zero_std it is left out
+    (its
+    only gradient would be the KL term). Micro-batches of --train_micro_batch sequences bound the memory."""
+    args, tok = state.args, state.tokenizer
+    G = args.num_generations
+    keep = [k for k in range(len(trajs)) if not (args.skip_zero_std and group_std[k // G] < 1e-6)]
+    weight = rank_share.weight
+    n_trained = all_ranks_sum(len(keep) * weight, state.dist)  # over the global batch
+    if not keep and state.dist.enabled:
+        keep, weight = [0], 0.0  # a zero-weight pass: DDP needs every rank in the all-reduce
+    sync = (state.micro_step + 1) % args.accumulation_steps == 0  # all-reduce on the step's last backward
+    loss_sum, ratios, kls = 0.0, [], []
+    if keep:
+        batch = build_train_batch([trajs[k] for k in keep], advantages[keep], tok.pad_token_id,
+                                  tok.eos_token_id, args.max_total_len)
+    for s in range(0, len(keep), args.train_micro_batch):
+        sl = slice(s, s + args.train_micro_batch)
+        ids, mask = batch.input_ids[sl].to(args.device), batch.completion_mask[sl].to(args.device)
+        n_keep = batch.input_ids.shape[1] - 1
+        with torch.no_grad(), autocast(args.device, args.dtype):
+            ref_logps = compute_per_token_logps(state.ref_model, ids, n_keep, temperature=args.temperature)
+        with grad_sync(state.train_model, sync and s + args.train_micro_batch >= len(keep)):
+            with autocast(args.device, args.dtype):  # through DDP: its backward all-reduces the gradients
+                logps = compute_per_token_logps(state.train_model, ids, n_keep, temperature=args.temperature)
+            loss, ratio, kl = policy_loss(logps, batch.old_logps[sl].to(args.device), ref_logps,
+                                          batch.advantages[sl].to(args.device), mask, args)
+            share = loss_share(ids.shape[0], weight, state.dist.world_size, n_trained)
+            (loss * share / args.accumulation_steps).backward()
+        loss_sum += loss.item() * share
+        if weight:
+            ratios.append(ratio[mask.bool()])
+            kls.append(kl[mask.bool()])
+    loss_all = all_ranks_sum(loss_sum, state.dist) / state.dist.world_size  # the same on every rank
+    return UpdateStats(loss_all, n_trained, torch.cat(ratios) if ratios else torch.zeros(0),
+                       torch.cat(kls) if kls else torch.zeros(0))
+
+
+def optimizer_step(state: TrainState, loss: float):
+    """Phase 5: on the last micro-step of --accumulation_steps: cosine LR, clip, AdamW step (skipped when the
+    loss or the gradient is not finite), and the new weights to the rollout engine. Returns (stepped, norm).
+    """
+    args = state.args
+    if state.micro_step % args.accumulation_steps != 0:
+        return False, float("nan")
+    lr = cosine_lr(state.step, state.total_steps, args.learning_rate)
+    for group in state.optimizer.param_groups:
+        group["lr"] = lr
+    grad_norm = torch.nn.utils.clip_grad_norm_(state.model.parameters(), args.grad_clip).item()
+    stepped = math.isfinite(loss) and math.isfinite(grad_norm)
+    if stepped:
+        state.optimizer.step()
+    else:  # never write a non-finite update into the weights
+        state.skipped_nonfinite += 1
+    state.optimizer.zero_grad(set_to_none=True)
+    state.rollout_engine.update_policy(state.model)
+    state.step += 1
+    return stepped, grad_norm
+
+
+def step_record(state: TrainState, epoch, items, trajs, rewards, advantages, group_std, update: UpdateStats,
+                stepped, grad_norm, times) -> dict:
+    """Phase 6: the step's full record for the metrics file: every reward term, the behaviour, the update."""
+    expected = [len(it["expect_tools"]) if it["expect_tools"] is not None else len(it["gt"]) for it in items]
+    ratio, kl = update.ratios, update.kls
+    return {
+        "step": state.step, "epoch": epoch, "reward": torch.tensor([r.total for r in rewards]).mean().item(),
+        **{f"r_{k}": sum(getattr(r, k) for r in rewards) / len(rewards) for k in rewards[0].terms()},
+        **trajectory_stats(trajs),
+        "expected_calls": sum(expected) / len(items),
+        "kl": kl.mean().item() if kl.numel() else 0.0,
+        "group_std": group_std.mean().item(),
+        "zero_std_groups": (group_std < 1e-6).float().mean().item(),
+        "trained_samples": round(update.trained),
+        "adv_std": advantages.std().item() if advantages.numel() > 1 else 0.0,
+        "loss": update.loss, "grad_norm": grad_norm, "stepped": stepped,
+        "skipped_nonfinite": state.skipped_nonfinite,
+        "ratio_mean": ratio.mean().item() if ratio.numel() else 1.0,
+        "ratio_max": ratio.max().item() if ratio.numel() else 1.0,
+        "lr": state.optimizer.param_groups[0]["lr"], "rollout_s": times[0], "step_s": times[1],
+    }
+
+
+TERMINAL_KEYS = ["reward", "r_gt_match", "tool_success", "kl", "zero_std_groups", "loss", "step_s"]
+
+
+def log_step(state: TrainState, record: dict, bar):
+    """The record to the metrics file (every step); a compact line to the terminal every --log_interval."""
+    if state.metrics_file is not None:
+        state.metrics_file.write(json.dumps(record) + "\n")
+        state.metrics_file.flush()
+    bar.set_postfix(reward=f"{record['reward']:.3f}", kl=f"{record['kl']:.4f}")
+    if state.dist.is_main and record["step"] % state.args.log_interval == 0:
+        tqdm.write(f"step {record['step']} | " + " | ".join(f"{k} {record[k]:.4g}" for k in TERMINAL_KEYS))
+
+
 def rl_train_epoch(state: TrainState, dataset, batches, epoch: int, start_batch: int = 0) -> int:
     """One pass over `batches` (lists of dataset indices), one optimizer step per accumulation_steps batches.
     Returns the index of the first batch not trained on (len(batches) when the epoch is complete)."""
-    args, model, tok = state.args, state.model, state.tokenizer
-    G, W = args.num_generations, state.dist.world_size
-    bar = tqdm(total=state.total_steps, initial=state.step, desc=f"agent rl (epoch {epoch})", dynamic_ncols=True,
-               disable=not state.dist.is_main)
+    args, G = state.args, state.args.num_generations
+    bar = tqdm(
+        total=state.total_steps,
+        initial=state.step,
+        desc=f"agent rl (epoch {epoch})",
+        dynamic_ncols=True,
+        disable=not state.dist.is_main,
+    )
     next_batch = start_batch
     state.prompts_done = sum(len(batch) for batch in batches[:start_batch])
     for b in range(start_batch, len(batches)):
         state.stop_requested = all_ranks_any(state.stop_requested, state.dist)  # a signal reaches all ranks
         if state.step >= state.total_steps or state.stop_requested:  # ... but not always at the same step
             break
-        next_batch = b + 1
-        t0 = time.time()
+        next_batch, t0 = b + 1, time.time()
         rank_share = split_batch(batches[b], state.dist)  # this rank's prompts: groups never span ranks
         items = [dataset[i] for i in rank_share.indices]
-        messages_batch = [it["messages"] for it in items]
-        tools_batch = [it["tools"] for it in items]
-        gt_batch = [it["gt"] for it in items]
-        expect_batch = [it["expect_tools"] for it in items]  # None where the data does not say
 
-        # Phase 1: multi-turn rollout with the current policy (no gradient)
-        thinking = [random.random() < args.thinking_ratio for _ in range(len(items) * G)]
-        with torch.no_grad():
-            trajs = rollout_batch(state.rollout_engine, tok, messages_batch, tools_batch, G, args, thinking)
+        # Phase 1: multi-turn rollout with the current policy
+        trajs = rollout_phase(state, items)
         t_rollout = time.time() - t0
-
         # Phase 2: tool-aware rewards, each term kept for the log
-        rewards = calculate_rewards(trajs, gt_batch, tools_batch, G, state.reward_model, expect_batch,
-                                    state.guards)
-        totals = torch.tensor([r.total for r in rewards])
-
+        rewards = calculate_rewards(trajs, [it["gt"] for it in items], [it["tools"] for it in items], G,
+                                    state.reward_model, [it["expect_tools"] for it in items], state.guards)
         # Phase 3: group-normalised advantages (a group whose rewards are all equal gets 0: no signal)
+        totals = torch.tensor([r.total for r in rewards])
         advantages, group_std = group_advantages(totals, G, args.adv_clip, args.scale_rewards)
-
-        # Phase 4: policy and reference log-probs on the padded batch, CISPO/GRPO loss, backward.
-        # A group whose rewards are all equal has zero advantage everywhere: with --skip_zero_std it is left
-        # out (its only gradient would be the KL term), which saves the forward/backward it would cost.
-        informative = [k for k in range(len(trajs)) if not (args.skip_zero_std and group_std[k // G] < 1e-6)]
-        weight = rank_share.weight
-        n_informative = all_ranks_sum(len(informative) * weight, state.dist)  # over the global batch
-        if not informative and state.dist.enabled:
-            informative, weight = [0], 0.0  # a zero-weight pass: DDP needs every rank in the all-reduce
-        sync = (state.micro_step + 1) % args.accumulation_steps == 0  # all-reduce on the step's last backward
-        loss_sum, ratios, kls = 0.0, [], []
-        N = len(informative)
-        if N:
-            batch = build_train_batch([trajs[k] for k in informative], advantages[informative],
-                                      tok.pad_token_id, tok.eos_token_id, args.max_total_len)
-            n_keep = batch.input_ids.shape[1] - 1
-        for s in range(0, N, args.train_micro_batch):
-            sl = slice(s, s + args.train_micro_batch)
-            ids, mask = batch.input_ids[sl].to(args.device), batch.completion_mask[sl].to(args.device)
-            with torch.no_grad(), autocast(args.device, args.dtype):
-                ref_logps = compute_per_token_logps(state.ref_model, ids, n_keep, temperature=args.temperature)
-            with grad_sync(state.train_model, sync and s + args.train_micro_batch >= N):
-                with autocast(args.device, args.dtype):  # through DDP: its backward all-reduces the gradients
-                    logps = compute_per_token_logps(state.train_model, ids, n_keep, temperature=args.temperature)
-                loss, ratio, kl = policy_loss(logps, batch.old_logps[sl].to(args.device), ref_logps,
-                                              batch.advantages[sl].to(args.device), mask, args)
-                # the loss is the mean over the global batch's trained sequences (all ranks together); DDP
-                # averages the gradients over the W ranks, so a rank weighs its sequences W / n_informative
-                share = ids.shape[0] * weight * W / max(n_informative, 1.0)
-                (loss * share / args.accumulation_steps).backward()
-            loss_sum += loss.item() * share
-            if weight:
-                ratios.append(ratio[mask.bool()])
-                kls.append(kl[mask.bool()])
-        loss_sum = all_ranks_sum(loss_sum, state.dist) / W  # the global batch's loss, the same on every rank
+        # Phase 4: the CISPO/GRPO loss on the model's tokens, with KL to the reference; backward
+        update = policy_update(state, trajs, advantages, group_std, rank_share)
         state.micro_step += 1
         state.prompts_done += rank_share.n_global
-
-        stepped, grad_norm = False, float("nan")
-        if state.micro_step % args.accumulation_steps == 0:
-            lr = cosine_lr(state.step, state.total_steps, args.learning_rate)
-            for group in state.optimizer.param_groups:
-                group["lr"] = lr
-            grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), args.grad_clip).item()
-            if math.isfinite(loss_sum) and math.isfinite(grad_norm):
-                state.optimizer.step()
-                stepped = True
-            else:  # never write a non-finite update into the weights
-                state.skipped_nonfinite += 1
-            state.optimizer.zero_grad(set_to_none=True)
-            state.rollout_engine.update_policy(model)
-            state.step += 1
-            bar.update(1)
-
-        # log: every reward term, the behaviour, and the health of the update
-        ratio_all = torch.cat(ratios) if ratios else torch.zeros(0)
-        kl_all = torch.cat(kls) if kls else torch.zeros(0)
-        record = {
-            "step": state.step, "epoch": epoch, "reward": totals.mean().item(),
-            **{f"r_{k}": sum(getattr(r, k) for r in rewards) / len(rewards) for k in rewards[0].terms()},
-            **trajectory_stats(trajs),
-            "expected_calls": sum(len(e) if e is not None else len(g)
-                                  for e, g in zip(expect_batch, gt_batch)) / len(items),
-            "kl": kl_all.mean().item() if kl_all.numel() else 0.0,
-            "group_std": group_std.mean().item(),
-            "zero_std_groups": (group_std < 1e-6).float().mean().item(),
-            "trained_samples": round(n_informative),
-            "adv_std": advantages.std().item() if advantages.numel() > 1 else 0.0,
-            "loss": loss_sum, "grad_norm": grad_norm, "stepped": stepped,
-            "skipped_nonfinite": state.skipped_nonfinite,
-            "ratio_mean": ratio_all.mean().item() if ratio_all.numel() else 1.0,
-            "ratio_max": ratio_all.max().item() if ratio_all.numel() else 1.0,
-            "lr": state.optimizer.param_groups[0]["lr"], "rollout_s": t_rollout, "step_s": time.time() - t0,
-        }
-        record = average_record(record, len(trajs) * rank_share.weight, state.dist)  # over all ranks' batches
-        record["prompts"] = list(batches[b])  # the global batch's dataset indices: which prompts were trained on
-        if state.metrics_file is not None:
-            state.metrics_file.write(json.dumps(record) + "\n")
-            state.metrics_file.flush()
-        if state.step % args.log_interval == 0 and state.dist.is_main:
-            keys = ["step", "reward", "r_gt_match", "r_tool_alignment", "r_tag_format", "r_unfinished",
-                    "r_repetition", "r_length", "kl", "group_std", "adv_std", "loss", "resp_len", "tool_calls",
-                    "parse_errors",
-                    "tool_success", "unfinished", "lr", "ratio_mean", "ratio_max", "step_s"]
-            tqdm.write(" | ".join(f"{k} {record[k]:.4g}" if isinstance(record[k], float) else f"{k} {record[k]}"
-                                  for k in keys))
-        bar.set_postfix(reward=f"{record['reward']:.3f}", kl=f"{record['kl']:.4f}")
+        # Phase 5: the optimizer step
+        stepped, grad_norm = optimizer_step(state, update.loss)
+        bar.update(int(state.micro_step % args.accumulation_steps == 0))
+        # Phase 6: log (averaged over all ranks' batches; which prompts were trained on)
+        record = step_record(state, epoch, items, trajs, rewards, advantages, group_std, update, stepped,
+                             grad_norm, (t_rollout, time.time() - t0))
+        record = average_record(record, len(trajs) * rank_share.weight, state.dist)
+        record["prompts"] = list(batches[b])
+        log_step(state, record, bar)
         if args.debug_mode and state.step % args.debug_interval == 0 and state.dist.is_main:
             debug_print(state, trajs, rewards)
+        # Phase 7: save and evaluate
         if stepped and state.step % args.save_interval == 0 and state.dist.is_main:
             save_checkpoints(state, epoch, b + 1)
         if stepped and args.eval_interval > 0 and state.step % args.eval_interval == 0:
@@ -1392,41 +1289,35 @@ def rl_train_epoch(state: TrainState, dataset, batches, epoch: int, start_batch:
 
 def save_checkpoints(state: TrainState, epoch: int, batches_done: int):
     args = state.args
-    save_minimind(state.model, weight_path(args.save_dir, args.save_weight, args.hidden_size, bool(args.use_moe)),
-                  dtype=SAVE_DTYPES[args.save_dtype])
+    save_minimind(
+        state.model,
+        weight_path(args.save_dir, args.save_weight, args.hidden_size, bool(args.use_moe)),
+        dtype=SAVE_DTYPES[args.save_dtype],
+    )
     save_resume(resume_path(args.save_dir, args.save_weight, args.hidden_size, bool(args.use_moe)),
-                state.model, state.optimizer, state.step,
-                {"epoch": epoch, "batches_done": batches_done, "micro_step": state.micro_step,
-                 "skipped_nonfinite": state.skipped_nonfinite, "best_completion": state.best_completion,
-                 "best_step": state.best_step, "rollbacks": state.rollbacks,
-                 # progress in global units: a run saved by N processes resumes with any number of them
-                 "batch_size": args.batch_size, "prompts_done": state.prompts_done,
-                 "samples_done": state.prompts_done * args.num_generations, "world_size": state.dist.world_size})
+                state.model, state.optimizer, state.step, state.resume_extra(epoch, batches_done))
 
 
 # --- periodic evaluation: behaviour profiles, the best checkpoint, rollback --------------------------------
 
 def evaluate_policy(state: TrainState) -> dict:
-    """Greedy evaluation of the current policy on the eval cases, with the code of scripts/eval_toolcall.py."""
-    from scripts.eval_toolcall import parse_args as eval_args, report, run_local
-
+    """Greedy evaluation of the current policy on the eval cases (trainer/evaluation.py)."""
     args = state.args
-    eargs = eval_args(["--temperature", "0", "--device", args.device, "--dtype", args.dtype,
-                       "--max_turns", str(args.max_turns), "--max_gen_len", str(args.max_gen_len),
-                       "--tool_timeout", str(args.tool_timeout)])
-    eargs.max_total_len, eargs.max_tool_tokens = args.max_total_len, args.max_tool_tokens
+    rollout = rollout_cases(state.model, state.tokenizer, RolloutConfig.of(args, temperature=0.0, top_p=1.0),
+                            args.device, args.dtype)
     t0 = time.time()
     state.model.eval()
     try:
-        results = run_local(state.model, state.tokenizer, state.eval_cases, eargs)
+        results = run_cases(state.eval_cases, rollout)
     finally:
         state.model.train()
-    return report(results, time.time() - t0, {"cases_file": args.eval_cases, "temperature": 0.0})
+    return report(results, time.time() - t0, {"cases_file": args.eval_cases, "temperature": 0.0},
+                  TOOL_NAMES)
 
 
 def behaviour_profile(rep: dict, step: int, n_bad: int = 5) -> dict:
-    """What a checkpoint does (second seed, section 5.1): completion overall and per category, tool success,
-    turns, which tools it reaches for, no-tool accuracy, and a few cases it gets wrong."""
+    """What a checkpoint does (the field notes, section 5.1): completion overall and per category, tool
+    success, turns, which tools it reaches for, no-tool accuracy, and a few cases it gets wrong."""
     summary = rep["summary"]
     bad = [c for c in rep["cases"] if not c["completed"]][:n_bad]
     return {
@@ -1455,7 +1346,8 @@ def save_profiled(state: TrainState, name: str, profile: dict):
 
 
 def periodic_eval(state: TrainState):
-    """Evaluate; save the checkpoint with its profile as {save_weight}_step{N}; keep {save_weight}_best by task
+    """Evaluate; save the checkpoint with its profile as {save_weight}_step{N}; keep {save_weight}_best by
+    task
     completion; with --rollback_drop, go back to the best weights when completion falls too far below it."""
     args = state.args
     profile = behaviour_profile(evaluate_policy(state), state.step)
@@ -1490,7 +1382,8 @@ def periodic_eval(state: TrainState):
 
 
 def periodic_eval_on_rank0(state: TrainState):
-    """periodic_eval on rank 0 alone; the other ranks wait for it, and follow when it rolls the weights back."""
+    """periodic_eval on rank 0 alone; the other ranks wait for it, and follow when it rolls the weights
+    back."""
     rollbacks = state.rollbacks
     if state.dist.is_main:
         periodic_eval(state)
@@ -1531,17 +1424,11 @@ def epoch_batches(categories, batch_size: int, seed: int, epoch: int, weights: d
     return [order[i:i + batch_size] for i in range(0, len(order), batch_size)]
 
 
-def main(argv=None):
-    args = parse_args(argv)
-    dist_info = init_distributed(args.device)  # rank 0 of 1 unless started by torchrun
-    args.device = dist_info.device
-    if args.batch_size < dist_info.world_size:
-        raise ValueError(f"--batch_size {args.batch_size} is smaller than the {dist_info.world_size} processes: "
-                         "each rank rolls out whole prompt groups")
-    set_seed(args.seed)  # the same on every rank: identical starting weights
-    from dataset.lm_dataset import AgentRLDataset
-
-    dataset = AgentRLDataset(args.data_path, known_tools=set(MOCK_RESULTS), skip_bad_lines=args.skip_bad_lines)
+def build_state(args, dist_info) -> tuple:
+    """The prompts, the policy and its frozen reference, the optimizer, the rollout engine: a TrainState."""
+    dataset = AgentRLDataset(
+        args.data_path, known_tools=set(MOCK_RESULTS), skip_bad_lines=args.skip_bad_lines
+    )
     model, tokenizer = init_model(args, args.from_weight, args.save_dir, args.device)
     ref_model = copy.deepcopy(model).eval().requires_grad_(False)  # frozen starting weights: the KL anchor
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.learning_rate, weight_decay=0.0)
@@ -1558,41 +1445,48 @@ def main(argv=None):
                        dist=dist_info)
     state.guards = RewardGuards(args.repeat_call_penalty, args.needless_call_penalty, args.extra_call_cost)
     if args.eval_interval > 0:
-        from scripts.eval_toolcall import load_cases
+        state.eval_cases = load_cases(args.eval_cases, TOOL_NAMES)
+    return state, dataset, n_batches
 
-        state.eval_cases = load_cases(args.eval_cases)
 
+def open_metrics(state: TrainState, dataset, n_batches: int):
+    args = state.args
+    path = weight_path(args.save_dir, args.save_weight, args.hidden_size, bool(args.use_moe))
+    state.metrics_file = open(path.replace(".pth", "_metrics.jsonl"), "a" if args.from_resume else "w",
+                              encoding="utf-8")
+    print(f"model: {count_parameters(state.model) / 1e6:.2f}M parameters from '{args.from_weight}' | "
+          f"device {args.device} | dtype {args.dtype} | {state.dist.world_size} process(es)")
+    print(
+        f"data: {len(dataset)} prompts ({dataset.stats}) | {n_batches} batches/epoch | "
+        f"{state.total_steps} steps"
+    )
+    print("config: " + " ".join(f"{k}={v}" for k, v in vars(args).items()))
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    dist_info = init_distributed(args.device)  # rank 0 of 1 unless started by torchrun
+    args.device = dist_info.device
+    if args.batch_size < dist_info.world_size:
+        raise ValueError(
+            f"--batch_size {args.batch_size} is smaller than the {dist_info.world_size} processes: "
+            "each rank rolls out whole prompt groups"
+        )
+    set_seed(args.seed)  # the same on every rank: identical starting weights
+    state, dataset, n_batches = build_state(args, dist_info)
     start_epoch, start_batch = 0, 0
     if args.from_resume:
         path = resume_path(args.save_dir, args.save_weight, args.hidden_size, bool(args.use_moe))
         ckpt = load_resume(path)
-        if ckpt["extra"].get("batch_size", args.batch_size) != args.batch_size:
-            raise ValueError(f"{path} was saved with --batch_size {ckpt['extra']['batch_size']}; resuming with "
-                             f"{args.batch_size} would start at another data position")
-        model.load_state_dict(ckpt["model"])
-        optimizer.load_state_dict(ckpt["optimizer"])
-        set_rng_state(ckpt["rng"])
-        state.step, state.micro_step = ckpt["step"], ckpt["extra"]["micro_step"]
-        state.skipped_nonfinite = ckpt["extra"].get("skipped_nonfinite", 0)
-        state.best_completion = ckpt["extra"].get("best_completion", -1.0)
-        state.best_step = ckpt["extra"].get("best_step", -1)
-        state.rollbacks = ckpt["extra"].get("rollbacks", 0)
-        start_epoch, start_batch = ckpt["extra"]["epoch"], ckpt["extra"]["batches_done"]
+        start_epoch, start_batch = state.restore(ckpt, path)
         if dist_info.is_main:
             print(f"resumed from {path} at step {state.step} (epoch {start_epoch}, batch {start_batch}, "
                   f"saved by {ckpt['extra'].get('world_size', 1)} process(es))")
-    state.train_model = wrap_ddp(model, dist_info, find_unused_parameters=bool(args.use_moe))
+    state.train_model = wrap_ddp(state.model, dist_info, find_unused_parameters=bool(args.use_moe))
     set_rank_seed(args.seed, dist_info, state.step)  # each rank samples its own trajectories
-
     os.makedirs(args.save_dir, exist_ok=True)
     if dist_info.is_main:
-        metrics_path = weight_path(args.save_dir, args.save_weight, args.hidden_size, bool(args.use_moe)).replace(
-            ".pth", "_metrics.jsonl")
-        state.metrics_file = open(metrics_path, "a" if args.from_resume else "w", encoding="utf-8")
-        print(f"model: {count_parameters(model) / 1e6:.2f}M parameters from '{args.from_weight}' | "
-              f"device {args.device} | dtype {args.dtype} | {dist_info.world_size} process(es)")
-        print(f"data: {len(dataset)} prompts ({dataset.stats}) | {n_batches} batches/epoch | {total_steps} steps")
-        print("config: " + " ".join(f"{k}={v}" for k, v in vars(args).items()))
+        open_metrics(state, dataset, n_batches)
 
     def request_stop(signum, frame):
         state.stop_requested = True  # finish the current step, save, exit
@@ -1608,9 +1502,11 @@ def main(argv=None):
     epoch, next_batch = start_epoch, start_batch
     for epoch in range(start_epoch, args.epochs):
         batches = epoch_batches(categories, args.batch_size, args.seed, epoch, weights)
-        next_batch = rl_train_epoch(state, dataset, batches, epoch, start_batch if epoch == start_epoch else 0)
+        next_batch = rl_train_epoch(
+            state, dataset, batches, epoch, start_batch if epoch == start_epoch else 0
+        )
         state.stop_requested = all_ranks_any(state.stop_requested, dist_info)
-        if state.step >= total_steps or state.stop_requested:
+        if state.step >= state.total_steps or state.stop_requested:
             break
     if dist_info.is_main:
         save_checkpoints(state, epoch, next_batch)

@@ -9,13 +9,15 @@ steps; the weights with the best validation loss are saved to out/{save_weight}_
 
 Run (scripts/cold_start.py runs it after pretraining, with --from_weight pretrain):
     python trainer/train_full_sft.py
-The shipped out/full_sft_256.pth predates the pretraining stage: it was trained from random weights for 8 epochs
+The shipped out/full_sft_256.pth predates the pretraining stage: it was trained from random weights for 8
+epochs
 on the 6,000 conversations of the first data generator (docs/experiments_v1.md).
 Resume a killed run:
     python trainer/train_full_sft.py --from_resume 1
 Incremental SFT (the data flywheel): start from a checkpoint, learn new conversations, rehearse old ones:
     python trainer/train_full_sft.py --from_weight agent_best --data_path dataset/rs_agent.jsonl \
-        --mix_path dataset/sft_agent.jsonl --mix_ratio 0.5 --save_weight flywheel_sft --epochs 2 --learning_rate 2e-4
+        --mix_path dataset/sft_agent.jsonl --mix_ratio 0.5 --save_weight flywheel_sft --epochs 2
+        --learning_rate 2e-4
 Several processes (DistributedDataParallel; each takes its slice of every batch of --batch_size):
     torchrun --nproc_per_node 2 trainer/train_full_sft.py
 """
@@ -24,8 +26,10 @@ import json
 import math
 import os
 import signal
+import subprocess
 import sys
 import time
+from dataclasses import dataclass
 
 if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -45,28 +49,53 @@ from trainer.trainer_utils import (
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description="Cold-start SFT on tool-use conversations")
     # --- data ---
-    parser.add_argument("--data_path", default="dataset/sft_agent.jsonl", help="training conversations (JSONL)")
+    parser.add_argument(
+        "--data_path", default="dataset/sft_agent.jsonl", help="training conversations (JSONL)"
+    )
     parser.add_argument("--val_path", default="dataset/sft_agent_val.jsonl", help="validation conversations")
     parser.add_argument("--max_seq_len", type=int, default=1024, help="longer conversations are cut")
     parser.add_argument("--skip_bad_lines", action="store_true", help="skip (and count) malformed data lines")
-    parser.add_argument("--mix_path", default=None, help="incremental SFT: also rehearse conversations from this "
-                        "file (e.g. the original dataset/sft_agent.jsonl)")
-    parser.add_argument("--mix_ratio", type=float, default=0.5, help="with --mix_path: the share of rehearsed "
-                        "conversations in the training set")
+    parser.add_argument(
+        "--mix_path",
+        default=None,
+        help="incremental SFT: also rehearse conversations from this "
+        "file (e.g. the original dataset/sft_agent.jsonl)",
+    )
+    parser.add_argument(
+        "--mix_ratio",
+        type=float,
+        default=0.5,
+        help="with --mix_path: the share of rehearsed conversations in the training set",
+    )
     # --- model ---
     add_model_args(parser)
-    parser.add_argument("--from_weight", default="none", help="'none' (random init), a weight name in save_dir, "
-                        "a .pth file or a transformers model directory")
-    parser.add_argument("--save_weight", default="full_sft", help="output name: out/{save_weight}_{hidden}.pth")
+    parser.add_argument(
+        "--from_weight",
+        default="none",
+        help="'none' (random init), a weight name in save_dir, "
+        "a .pth file or a transformers model directory",
+    )
+    parser.add_argument(
+        "--save_weight", default="full_sft", help="output name: out/{save_weight}_{hidden}.pth"
+    )
     parser.add_argument("--save_dir", default="out")
-    parser.add_argument("--save_best", type=int, default=1, choices=[0, 1],
-                        help="1: keep the weights with the best validation loss; 0: the final weights (incremental "
-                        "SFT, whose new data the validation set does not cover)")
+    parser.add_argument(
+        "--save_best",
+        type=int,
+        default=1,
+        choices=[0, 1],
+        help="1: keep the weights with the best validation loss; 0: the final weights (incremental "
+        "SFT, whose new data the validation set does not cover)",
+    )
     # --- optimisation ---
-    parser.add_argument("--epochs", type=int, default=2, help="passes over the (40,000 distinct) conversations")
+    parser.add_argument(
+        "--epochs", type=int, default=2, help="passes over the (40,000 distinct) conversations"
+    )
     parser.add_argument("--batch_size", type=int, default=16, help="conversations per step, all processes")
     parser.add_argument("--accumulation_steps", type=int, default=1)
-    parser.add_argument("--learning_rate", type=float, default=2e-3, help="peak LR (a small model from scratch)")
+    parser.add_argument(
+        "--learning_rate", type=float, default=2e-3, help="peak LR (a small model from scratch)"
+    )
     parser.add_argument("--weight_decay", type=float, default=0.1)
     parser.add_argument("--warmup_steps", type=int, default=50)
     parser.add_argument("--grad_clip", type=float, default=1.0)
@@ -110,29 +139,64 @@ def count_labels(samples) -> int:
 
 
 def ensure_data(args):
-    """The SFT files are generated (deterministically, in seconds) rather than shipped: make them on first use."""
+    """The SFT files are generated (deterministically, in about a minute) rather than shipped: make them on
+    first
+    use, by running the generator (a script, so the trainer imports nothing from scripts/)."""
     missing = [p for p in (args.data_path, args.val_path, args.mix_path) if p and not os.path.exists(p)]
     if not missing:
         return
     defaults = {os.path.normpath(p) for p in ("dataset/sft_agent.jsonl", "dataset/sft_agent_val.jsonl")}
     if any(os.path.normpath(p) not in defaults for p in missing):
         raise FileNotFoundError(f"no data at {missing}")
-    from scripts.make_agent_data import main as make_agent_data
-
     print("dataset/sft_agent*.jsonl missing: generating them with scripts/make_agent_data.py")
-    make_agent_data([])
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    subprocess.run([sys.executable, os.path.join(root, "scripts", "make_agent_data.py")], check=True)
 
 
-def train(args):
-    dist_info = init_distributed(args.device)  # rank 0 of 1 unless started by torchrun
-    args.device = dist_info.device
-    if args.batch_size < dist_info.world_size:
-        raise ValueError(f"--batch_size {args.batch_size} is smaller than the {dist_info.world_size} processes")
-    if dist_info.is_main:
-        ensure_data(args)
-    barrier(dist_info)  # the others wait while rank 0 writes the data
-    set_seed(args.seed)  # the same on every rank: identical starting weights
-    model, tokenizer = init_model(args, args.from_weight, args.save_dir, args.device)
+@dataclass
+class SFTRun:
+    """What the SFT loop reads and updates, passed explicitly."""
+    args: argparse.Namespace
+    dist: object
+    model: torch.nn.Module
+    optimizer: torch.optim.Optimizer
+    train_set: SFTDataset
+    val_set: SFTDataset
+    sampler: LengthGroupedSampler
+    total_steps: int
+    out_path: str
+    resume_path: str
+    train_model: torch.nn.Module = None  # what the loss's forward goes through: DDP(model) or model
+    step: int = 0
+    start_epoch: int = 0
+    skip_batches: int = 0
+    best_val: float = float("inf")
+    skipped_nonfinite: int = 0
+    tokens_seen: float = 0.0
+    loss_sum: float = 0.0
+    loss_n: int = 0
+    log_file: object = None
+    stop_signal: int | None = None
+
+    def restore(self, ckpt: dict):
+        self.model.load_state_dict(ckpt["model"])
+        self.optimizer.load_state_dict(ckpt["optimizer"])
+        set_rng_state(ckpt["rng"])
+        self.step = ckpt["step"]
+        extra = ckpt["extra"]
+        self.start_epoch, self.skip_batches, self.best_val = (
+            extra["epoch"],
+            extra["batches_done"],
+            extra["best_val"],
+        )
+
+    def resume_extra(self, epoch: int, batches, batches_done: int) -> dict:
+        return {"epoch": epoch, "batches_done": batches_done, "best_val": self.best_val,
+                "samples_done": sum(len(batch) for batch in batches[:batches_done]),
+                "world_size": self.dist.world_size}
+
+
+def load_sets(args, tokenizer):
     train_set = SFTDataset(args.data_path, tokenizer, args.max_seq_len, args.skip_bad_lines)
     val_set = SFTDataset(args.val_path, tokenizer, args.max_seq_len, args.skip_bad_lines)
     if args.mix_path:
@@ -140,139 +204,191 @@ def train(args):
         mix = mix_in(train_set, replay, args.mix_ratio, args.seed)
         print(f"mix: {mix['new']} new + {mix['replay']} rehearsed from {args.mix_path} "
               f"({mix['replay_share']:.1%} rehearsed)")
+    return train_set, val_set
+
+
+def setup(args) -> SFTRun:
+    dist_info = init_distributed(args.device)  # rank 0 of 1 unless started by torchrun
+    args.device = dist_info.device
+    if args.batch_size < dist_info.world_size:
+        raise ValueError(
+            f"--batch_size {args.batch_size} is smaller than the {dist_info.world_size} processes"
+        )
+    if dist_info.is_main:
+        ensure_data(args)
+    barrier(dist_info)  # the others wait while rank 0 writes the data
+    set_seed(args.seed)  # the same on every rank: identical starting weights
+    model, tokenizer = init_model(args, args.from_weight, args.save_dir, args.device)
+    train_set, val_set = load_sets(args, tokenizer)
     sampler = LengthGroupedSampler(train_set.lengths(), args.batch_size, seed=args.seed)
-    steps_per_epoch = len(sampler) // args.accumulation_steps
-    total_steps = steps_per_epoch * args.epochs
+    total_steps = len(sampler) // args.accumulation_steps * args.epochs
     if args.max_steps > 0:
         total_steps = min(total_steps, args.max_steps)
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.learning_rate, weight_decay=args.weight_decay,
                                   betas=(0.9, 0.95))
-    out_path = weight_path(args.save_dir, args.save_weight, args.hidden_size, bool(args.use_moe))
-    ckpt_path = resume_path(args.save_dir, args.save_weight, args.hidden_size, bool(args.use_moe))
-    log_path = out_path.replace(".pth", "_log.jsonl")
-
-    step, start_epoch, skip_batches, best_val = 0, 0, 0, float("inf")
+    shape = (args.save_dir, args.save_weight, args.hidden_size, bool(args.use_moe))
+    run = SFTRun(
+        args,
+        dist_info,
+        model,
+        optimizer,
+        train_set,
+        val_set,
+        sampler,
+        total_steps,
+        weight_path(*shape),
+        resume_path(*shape),
+    )
     if args.from_resume:
-        ckpt = load_resume(ckpt_path)
-        model.load_state_dict(ckpt["model"])
-        optimizer.load_state_dict(ckpt["optimizer"])
-        set_rng_state(ckpt["rng"])
-        step = ckpt["step"]
-        start_epoch, skip_batches = ckpt["extra"]["epoch"], ckpt["extra"]["batches_done"]
-        best_val = ckpt["extra"]["best_val"]
+        ckpt = load_resume(run.resume_path)
+        run.restore(ckpt)
         if dist_info.is_main:
-            print(f"resumed from {ckpt_path} at step {step} (epoch {start_epoch}, batch {skip_batches}, "
-                  f"saved by {ckpt['extra'].get('world_size', 1)} process(es))")
+            print(f"resumed from {run.resume_path} at step {run.step} (epoch {run.start_epoch}, batch "
+                  f"{run.skip_batches}, saved by {ckpt['extra'].get('world_size', 1)} process(es))")
     # the forward that carries the loss goes through DDP, so that backward all-reduces the gradients
-    train_model = wrap_ddp(model, dist_info, find_unused_parameters=bool(args.use_moe))
-    set_rank_seed(args.seed, dist_info, step)  # dropout masks differ per rank
-
-    n_tokens = sum(train_set.lengths())
+    run.train_model = wrap_ddp(model, dist_info, find_unused_parameters=bool(args.use_moe))
+    set_rank_seed(args.seed, dist_info, run.step)  # dropout masks differ per rank
     if dist_info.is_main:
         print(f"model: {count_parameters(model) / 1e6:.2f}M parameters | device {args.device} | "
               f"dtype {args.dtype} | {dist_info.world_size} process(es)")
-        print(f"data: {len(train_set)} train conversations ({n_tokens} tokens, {train_set.stats}), "
-              f"{len(val_set)} val | {steps_per_epoch} steps/epoch, {total_steps} steps")
+        print(
+            f"data: {len(train_set)} train conversations ({sum(train_set.lengths())} tokens, "
+            f"{train_set.stats}), {len(val_set)} val | "
+            f"{len(sampler) // args.accumulation_steps} steps/epoch, "
+            f"{total_steps} steps"
+        )
         print("config: " + " ".join(f"{k}={v}" for k, v in vars(args).items()))
+    return run
 
-    stop = {"signal": None}
+
+def backward_batch(run: SFTRun, batch_idx, sync: bool):
+    """Forward and backward of this rank's slice of one global batch; returns the (scaled) loss tensor."""
+    args, dist = run.args, run.dist
+    rank_share = split_batch(batch_idx, dist)  # this rank's slice of the global batch
+    samples = [run.train_set[i] for i in rank_share.indices]
+    input_ids, labels = sft_collate(samples)
+    input_ids, labels = input_ids.to(args.device), labels.to(args.device)
+    with grad_sync(run.train_model, sync):
+        with autocast(args.device, args.dtype):
+            loss = run.train_model(input_ids, labels=labels, return_logits=False).loss
+        if dist.enabled:
+            # the model's loss is the mean over this rank's label tokens; the global batch's mean weighs
+            # them by (this rank's tokens / all ranks' tokens), times W because DDP averages over ranks
+            global_labels = count_labels([run.train_set[i] for i in batch_idx])
+            loss = loss * rank_share.weight * dist.world_size * count_labels(samples) / global_labels
+        loss = loss / args.accumulation_steps
+        loss.backward()
+    run.tokens_seen += input_ids.numel() * rank_share.weight
+    return loss
+
+
+def optimizer_step(run: SFTRun, loss):
+    """Cosine LR, clip, AdamW step; a non-finite loss or gradient is dropped. Returns (stepped, lr, norm)."""
+    args = run.args
+    step_loss = all_ranks_sum(loss.item(), run.dist) / run.dist.world_size  # the global batch's
+    lr = cosine_lr(run.step, run.total_steps, args.learning_rate, args.warmup_steps)
+    for group in run.optimizer.param_groups:
+        group["lr"] = lr
+    grad_norm = torch.nn.utils.clip_grad_norm_(run.model.parameters(), args.grad_clip).item()
+    finite = math.isfinite(step_loss) and math.isfinite(grad_norm)
+    if finite:
+        run.optimizer.step()
+        run.step += 1
+        run.loss_sum += step_loss * args.accumulation_steps
+        run.loss_n += 1
+    else:
+        run.skipped_nonfinite += 1  # never write a non-finite update into the weights
+    run.optimizer.zero_grad(set_to_none=True)
+    return finite, lr, grad_norm
+
+
+def log_and_validate(run: SFTRun, epoch: int, lr: float, grad_norm: float, t0: float, bar):
+    args, step = run.args, run.step
+    if step % args.log_interval == 0 or step == run.total_steps:
+        elapsed = time.time() - t0
+        tokens_all = all_ranks_sum(run.tokens_seen, run.dist)
+        record = {"step": step, "epoch": epoch, "loss": round(run.loss_sum / run.loss_n, 4), "lr": lr,
+                  "grad_norm": round(grad_norm, 3), "tok_per_s": round(tokens_all / elapsed),
+                  "elapsed_s": round(elapsed), "skipped_nonfinite": run.skipped_nonfinite}
+        bar.set_postfix(loss=record["loss"], lr=f"{lr:.2e}")
+        if run.dist.is_main:
+            tqdm.write(" | ".join(f"{k} {v}" for k, v in record.items()))
+            run.log_file.write(json.dumps(record) + "\n")
+            run.log_file.flush()
+        run.loss_sum, run.loss_n = 0.0, 0
+    if (step % args.eval_interval == 0 or step == run.total_steps) and run.dist.is_main:
+        val_loss = evaluate(run.model, run.val_set, args)
+        improved = val_loss < run.best_val
+        run.best_val = min(run.best_val, val_loss)
+        if improved and args.save_best:
+            save_minimind(run.model, run.out_path)
+        tqdm.write(f"step {step} | val_loss {val_loss:.4f} | best {run.best_val:.4f}"
+                   + (f" | saved {run.out_path}" if improved and args.save_best else ""))
+        run.log_file.write(json.dumps({"step": step, "val_loss": round(val_loss, 4)}) + "\n")
+        run.log_file.flush()
+    if step == run.total_steps and not args.save_best and run.dist.is_main:
+        save_minimind(run.model, run.out_path)  # the final weights, whatever the validation loss says
+
+
+def run_epoch(run: SFTRun, epoch: int, t0: float, bar) -> bool:
+    """One pass over the epoch's batches (from the resume position); returns True when training is over."""
+    args = run.args
+    run.sampler.set_epoch(epoch)
+    batches = run.sampler.batches()
+    micro = 0
+    for b_idx, batch_idx in enumerate(batches):
+        if epoch == run.start_epoch and b_idx < run.skip_batches:
+            continue
+        loss = backward_batch(run, batch_idx, sync=(micro + 1) % args.accumulation_steps == 0)
+        micro += 1
+        if micro % args.accumulation_steps != 0:
+            continue
+        stepped, lr, grad_norm = optimizer_step(run, loss)
+        if not stepped:
+            continue
+        bar.update(1)
+        stopping = all_ranks_any(run.stop_signal is not None, run.dist)  # a signal may reach one rank first
+        log_and_validate(run, epoch, lr, grad_norm, t0, bar)
+        if (
+            run.step % args.save_interval == 0 or run.step == run.total_steps or stopping
+        ) and run.dist.is_main:
+            # the unwrapped model: the checkpoint fits any number of processes
+            save_resume(run.resume_path, run.model, run.optimizer, run.step,
+                        run.resume_extra(epoch, batches, b_idx + 1))
+        if run.step >= run.total_steps or stopping:
+            return True
+    return False
+
+
+def train(args):
+    run = setup(args)
 
     def request_stop(signum, frame):  # finish the current step, write a resume checkpoint, exit
-        stop["signal"] = signum
+        run.stop_signal = signum
         print(f"\nsignal {signum}: saving a resume checkpoint after this step")
 
     signal.signal(signal.SIGINT, request_stop)
     signal.signal(signal.SIGTERM, request_stop)
-    train_model.train()
+    run.train_model.train()
     os.makedirs(args.save_dir, exist_ok=True)
-    log_file = open(log_path, "a" if args.from_resume else "w", encoding="utf-8") if dist_info.is_main else None
-    bar = tqdm(total=total_steps, initial=step, desc="sft", dynamic_ncols=True, disable=not dist_info.is_main)
-    t0, tokens_seen, loss_sum, loss_n, skipped_nonfinite = time.time(), 0, 0.0, 0, 0
-    done = step >= total_steps
-    for epoch in range(start_epoch, args.epochs):
+    log_path = run.out_path.replace(".pth", "_log.jsonl")
+    if run.dist.is_main:
+        run.log_file = open(log_path, "a" if args.from_resume else "w", encoding="utf-8")
+    bar = tqdm(total=run.total_steps, initial=run.step, desc="sft", dynamic_ncols=True,
+               disable=not run.dist.is_main)
+    t0 = time.time()
+    done = run.step >= run.total_steps
+    for epoch in range(run.start_epoch, args.epochs):
         if done:
             break
-        sampler.set_epoch(epoch)
-        batches = sampler.batches()
-        micro = 0
-        for b_idx, batch_idx in enumerate(batches):
-            if epoch == start_epoch and b_idx < skip_batches:
-                continue
-            rank_share = split_batch(batch_idx, dist_info)  # this rank's slice of the global batch
-            samples = [train_set[i] for i in rank_share.indices]
-            input_ids, labels = sft_collate(samples)
-            input_ids, labels = input_ids.to(args.device), labels.to(args.device)
-            with grad_sync(train_model, (micro + 1) % args.accumulation_steps == 0):
-                with autocast(args.device, args.dtype):
-                    loss = train_model(input_ids, labels=labels, return_logits=False).loss
-                if dist_info.enabled:
-                    # the model's loss is the mean over this rank's label tokens; the global batch's mean weighs
-                    # them by (this rank's tokens / all ranks' tokens), times W because DDP averages over ranks
-                    global_labels = count_labels([train_set[i] for i in batch_idx])
-                    loss = loss * rank_share.weight * dist_info.world_size * count_labels(samples) / global_labels
-                loss = loss / args.accumulation_steps
-                loss.backward()
-            tokens_seen += input_ids.numel() * rank_share.weight
-            micro += 1
-            if micro % args.accumulation_steps != 0:
-                continue
-            step_loss = all_ranks_sum(loss.item(), dist_info) / dist_info.world_size  # the global batch's
-            lr = cosine_lr(step, total_steps, args.learning_rate, args.warmup_steps)
-            for group in optimizer.param_groups:
-                group["lr"] = lr
-            grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), args.grad_clip)
-            if not (math.isfinite(step_loss) and math.isfinite(grad_norm.item())):
-                skipped_nonfinite += 1  # never write a non-finite update into the weights
-                optimizer.zero_grad(set_to_none=True)
-                continue
-            optimizer.step()
-            optimizer.zero_grad(set_to_none=True)
-            step += 1
-            loss_sum += step_loss * args.accumulation_steps
-            loss_n += 1
-            bar.update(1)
-            stopping = all_ranks_any(stop["signal"] is not None, dist_info)  # a signal may reach one rank first
-
-            if step % args.log_interval == 0 or step == total_steps:
-                elapsed = time.time() - t0
-                tokens_all = all_ranks_sum(tokens_seen, dist_info)
-                record = {"step": step, "epoch": epoch, "loss": round(loss_sum / loss_n, 4), "lr": lr,
-                          "grad_norm": round(grad_norm.item(), 3), "tok_per_s": round(tokens_all / elapsed),
-                          "elapsed_s": round(elapsed), "skipped_nonfinite": skipped_nonfinite}
-                bar.set_postfix(loss=record["loss"], lr=f"{lr:.2e}")
-                if dist_info.is_main:
-                    tqdm.write(" | ".join(f"{k} {v}" for k, v in record.items()))
-                    log_file.write(json.dumps(record) + "\n")
-                    log_file.flush()
-                loss_sum, loss_n = 0.0, 0
-            if (step % args.eval_interval == 0 or step == total_steps) and dist_info.is_main:
-                val_loss = evaluate(model, val_set, args)
-                improved = val_loss < best_val
-                best_val = min(best_val, val_loss)
-                if improved and args.save_best:
-                    save_minimind(model, out_path)
-                tqdm.write(f"step {step} | val_loss {val_loss:.4f} | best {best_val:.4f}"
-                           + (f" | saved {out_path}" if improved and args.save_best else ""))
-                log_file.write(json.dumps({"step": step, "val_loss": round(val_loss, 4)}) + "\n")
-                log_file.flush()
-            if step == total_steps and not args.save_best and dist_info.is_main:
-                save_minimind(model, out_path)  # the final weights, whatever the validation loss says
-            save_now = step % args.save_interval == 0 or step == total_steps or stopping
-            if save_now and dist_info.is_main:  # the unwrapped model: the checkpoint fits any number of processes
-                save_resume(ckpt_path, model, optimizer, step,
-                            {"epoch": epoch, "batches_done": b_idx + 1, "best_val": best_val,
-                             "samples_done": sum(len(batch) for batch in batches[:b_idx + 1]),
-                             "world_size": dist_info.world_size})
-            if step >= total_steps or stopping:
-                done = True
-                break
-        skip_batches = 0
+        done = run_epoch(run, epoch, t0, bar)
     bar.close()
-    if dist_info.is_main:
-        log_file.close()
-        print(f"done: {step} steps in {time.time() - t0:.0f}s | best val_loss {best_val:.4f} | weights {out_path}")
-    close_distributed(dist_info)
-    return best_val
+    if run.dist.is_main:
+        run.log_file.close()
+        print(f"done: {run.step} steps in {time.time() - t0:.0f}s | best val_loss {run.best_val:.4f} | "
+              f"weights {run.out_path}")
+    close_distributed(run.dist)
+    return run.best_val
 
 
 if __name__ == "__main__":

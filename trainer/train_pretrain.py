@@ -42,7 +42,9 @@ def parse_args(argv=None):
     parser.add_argument("--skip_bad_lines", action="store_true", help="skip (and count) malformed data lines")
     add_model_args(parser)
     parser.add_argument("--from_weight", default="none", help="'none' (random init) or a weight to continue")
-    parser.add_argument("--save_weight", default="pretrain", help="output name: out/{save_weight}_{hidden}.pth")
+    parser.add_argument(
+        "--save_weight", default="pretrain", help="output name: out/{save_weight}_{hidden}.pth"
+    )
     parser.add_argument("--save_dir", default="out")
     parser.add_argument("--epochs", type=int, default=1)
     parser.add_argument("--batch_size", type=int, default=16, help="blocks per step")
@@ -83,14 +85,40 @@ def epoch_order(n: int, seed: int, epoch: int) -> list:
     return torch.randperm(n, generator=g).tolist()
 
 
-def train(args):
+def train_step(model, optimizer, x, lr: float, args) -> tuple:
+    """One step of next-token prediction on the blocks x; a non-finite loss or gradient is not applied."""
+    with autocast(args.device, args.dtype):
+        loss = model(x, labels=x, return_logits=False).loss
+    loss.backward()
+    for group in optimizer.param_groups:
+        group["lr"] = lr
+    grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), args.grad_clip).item()
+    if math.isfinite(loss.item()) and math.isfinite(grad_norm):  # never write a non-finite update
+        optimizer.step()
+    optimizer.zero_grad(set_to_none=True)
+    return loss.item(), grad_norm
+
+
+def write_log(log_file, record: dict):
+    log_file.write(json.dumps(record) + "\n")
+    log_file.flush()
+
+
+def load_blocks(args, tokenizer) -> PretrainDataset:
     if not os.path.exists(args.data_path):
-        raise FileNotFoundError(f"no pretraining text at {args.data_path}: run python scripts/make_pretrain_data.py")
-    set_seed(args.seed)
-    model, tokenizer = init_model(args, args.from_weight, args.save_dir, args.device)
+        raise FileNotFoundError(f"no pretraining text at {args.data_path}: "
+                                "run python scripts/make_pretrain_data.py")
     data = PretrainDataset(args.data_path, tokenizer, args.max_seq_len, args.skip_bad_lines)
     if len(data) <= args.val_blocks:
-        raise ValueError(f"{args.data_path}: {len(data)} blocks, not more than --val_blocks {args.val_blocks}")
+        raise ValueError(f"{args.data_path}: {len(data)} blocks, not more than --val_blocks "
+                         f"{args.val_blocks}")
+    return data
+
+
+def train(args):
+    set_seed(args.seed)
+    model, tokenizer = init_model(args, args.from_weight, args.save_dir, args.device)
+    data = load_blocks(args, tokenizer)
     val_blocks = data.blocks[-args.val_blocks:]
     n_train = len(data) - args.val_blocks
     steps_per_epoch = n_train // args.batch_size
@@ -111,10 +139,10 @@ def train(args):
         set_rng_state(ckpt["rng"])
         step = ckpt["step"]
         print(f"resumed from {ckpt_path} at step {step}")
-    print(f"model: {count_parameters(model) / 1e6:.2f}M parameters | device {args.device} | dtype {args.dtype}")
-    print(f"data: {data.stats['documents']} documents, {n_train} train blocks of {args.max_seq_len} tokens "
-          f"({n_train * args.max_seq_len / 1e6:.1f}M tokens), {args.val_blocks} val | {total_steps} steps")
-
+    print(f"model: {count_parameters(model) / 1e6:.2f}M parameters | device {args.device} | "
+          f"dtype {args.dtype} | data: {data.stats['documents']} documents, {n_train} blocks of "
+          f"{args.max_seq_len} tokens "
+          f"({n_train * args.max_seq_len / 1e6:.1f}M), {args.val_blocks} val | {total_steps} steps")
     stop = {"signal": None}
 
     def request_stop(signum, frame):  # finish the current step, write a resume checkpoint, exit
@@ -131,37 +159,25 @@ def train(args):
     while step < total_steps:
         epoch, in_epoch = divmod(step, steps_per_epoch)
         order = epoch_order(n_train, args.seed, epoch)
-        batch = order[in_epoch * args.batch_size:(in_epoch + 1) * args.batch_size]
-        x = data.blocks[batch].to(args.device)
-        with autocast(args.device, args.dtype):
-            loss = model(x, labels=x, return_logits=False).loss
-        loss.backward()
+        x = data.blocks[order[in_epoch * args.batch_size:(in_epoch + 1) * args.batch_size]].to(args.device)
         lr = cosine_lr(step, total_steps, args.learning_rate, args.warmup_steps)
-        for group in optimizer.param_groups:
-            group["lr"] = lr
-        grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), args.grad_clip)
-        if math.isfinite(loss.item()) and math.isfinite(grad_norm.item()):  # never write a non-finite update
-            optimizer.step()
-        optimizer.zero_grad(set_to_none=True)
+        loss, grad_norm = train_step(model, optimizer, x, lr, args)
         step += 1
         tokens += x.numel()
-        loss_sum, loss_n = loss_sum + loss.item(), loss_n + 1
+        loss_sum, loss_n = loss_sum + loss, loss_n + 1
         bar.update(1)
 
         if step % args.log_interval == 0 or step == total_steps:
             elapsed = time.time() - t0
-            record = {"step": step, "epoch": epoch, "loss": round(loss_sum / loss_n, 4), "lr": lr,
-                      "grad_norm": round(grad_norm.item(), 3), "tok_per_s": round(tokens / elapsed),
-                      "elapsed_s": round(elapsed)}
-            bar.set_postfix(loss=record["loss"], lr=f"{lr:.2e}")
-            log_file.write(json.dumps(record) + "\n")
-            log_file.flush()
+            bar.set_postfix(loss=round(loss_sum / loss_n, 4), lr=f"{lr:.2e}")
+            write_log(log_file, {"step": step, "epoch": epoch, "loss": round(loss_sum / loss_n, 4), "lr": lr,
+                                 "grad_norm": round(grad_norm, 3), "tok_per_s": round(tokens / elapsed),
+                                 "elapsed_s": round(elapsed)})
             loss_sum, loss_n = 0.0, 0
         if step % args.eval_interval == 0 or step == total_steps:
             val_loss = evaluate(model, val_blocks, args)
             tqdm.write(f"step {step} | val_loss {val_loss:.4f}")
-            log_file.write(json.dumps({"step": step, "val_loss": round(val_loss, 4)}) + "\n")
-            log_file.flush()
+            write_log(log_file, {"step": step, "val_loss": round(val_loss, 4)})
         if step % args.save_interval == 0 or step == total_steps or stop["signal"] is not None:
             save_resume(ckpt_path, model, optimizer, step, {"epoch": epoch})
         if stop["signal"] is not None:

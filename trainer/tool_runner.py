@@ -1,0 +1,131 @@
+"""
+The sandbox tool calls run in: worker processes with a timeout, so that a call that hangs, even inside C code,
+is killed and answered with an error instead of stalling training.
+
+A ToolError raised by a tool becomes {"error": message, "hint": hint} for the model to read; any other
+exception
+becomes {"error": "tool failed: <type>"}; a timeout becomes {"error": "timeout", ...}. The tools themselves
+(the
+registry, name -> function) are given by the caller: trainer/train_agent.py's MOCK_RESULTS.
+"""
+import json
+import multiprocessing
+import signal
+import threading
+
+MAX_TOOL_OUTPUT_CHARS = 4000  # a result longer than this (as JSON) is cut before it is tokenized
+
+
+class ToolError(Exception):
+    """A tool call the tool cannot serve; the message (and hint) go back to the model as {"error": ...}."""
+
+    def __init__(self, message, hint=None):
+        super().__init__(message)
+        self.hint = hint
+
+
+
+def _run_tool(registry, name, args):
+    try:
+        return registry[name](args)
+    except ToolError as e:
+        result = {"error": str(e)}
+        if e.hint:
+            result["hint"] = e.hint
+        return result
+
+
+def _tool_worker(conn, registry):
+    """Body of a tool worker process: run calls until the pipe closes. Any failure becomes an error object."""
+    # Ctrl-C reaches the whole process group; the trainer finishes its step (with these workers) before it
+    # exits, so workers ignore it. SIGTERM ends a worker (not the trainer's handler, inherited by the fork).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    while True:
+        try:
+            payload = conn.recv()
+        except (EOFError, OSError):
+            return
+        try:
+            name, args = json.loads(payload)
+            result = _run_tool(registry, name, args)
+            if not isinstance(result, dict):
+                result = {"result": result}
+            reply = json.dumps(result, ensure_ascii=False)
+        except Exception as e:  # a bug in a tool must not kill the worker; the model sees what happened
+            reply = json.dumps({"error": f"tool failed: {type(e).__name__}"})
+        try:
+            conn.send(reply)
+        except (OSError, ValueError):
+            return
+
+
+class ToolRunner:
+    """Runs tool calls in worker processes, so a call that hangs, even inside C code (9**9**9), is killed at
+    its timeout on any OS and from any thread. Calls and results travel as JSON text. Workers are reused
+    (each holds the tool tables as they were when it started); one that timed out or died is replaced.
+    Thread-safe: concurrent callers get different workers."""
+
+    def __init__(self, registry: dict, max_idle: int = 4):
+        self.registry = registry  # tool name -> function(args) -> dict
+        methods = multiprocessing.get_all_start_methods()
+        self.ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+        self.max_idle = max_idle
+        self.idle = []
+        self.lock = threading.Lock()
+        self.killed = 0  # workers killed at a timeout (for the logs)
+
+    def _start(self):
+        parent, child = self.ctx.Pipe()
+        proc = self.ctx.Process(
+            target=_tool_worker, args=(child, self.registry), daemon=True, name="tool-worker"
+        )
+        proc.start()
+        child.close()
+        return proc, parent
+
+    def _kill(self, worker):
+        proc, conn = worker
+        conn.close()
+        proc.kill()
+        proc.join(timeout=1.0)
+
+    def call(self, name, args, timeout: float):
+        """Run registry[name](args) in a worker; args must be JSON data (it travels as JSON text)."""
+        payload = json.dumps([name, args], ensure_ascii=False)  # raises on non-JSON data, before any worker
+        with self.lock:
+            worker = self.idle.pop() if self.idle else None
+        if worker is None or not worker[0].is_alive():
+            worker = self._start()
+        proc, conn = worker
+        try:
+            conn.send(payload)
+            reply = conn.recv() if conn.poll(timeout) else None
+        except (EOFError, OSError):
+            self._kill(worker)
+            return {"error": "tool failed: worker died"}
+        if reply is None:
+            self.killed += 1
+            self._kill(worker)
+            return {"error": "timeout", "hint": f"the call took longer than {timeout:g}s"}
+        with self.lock:
+            keep = len(self.idle) < self.max_idle
+            if keep:
+                self.idle.append(worker)
+        if not keep:
+            self._kill(worker)
+        return json.loads(reply)
+
+    def close(self):
+        with self.lock:
+            workers, self.idle = self.idle, []
+        for worker in workers:
+            self._kill(worker)
+
+
+def cap_tool_result(result: dict, max_chars: int = MAX_TOOL_OUTPUT_CHARS) -> dict:
+    """A result whose JSON is longer than max_chars is replaced by its cut text (the model sees the cut)."""
+    text = json.dumps(result, ensure_ascii=False)
+    if len(text) <= max_chars:
+        return result
+    return {"truncated": text[:max_chars]}
