@@ -2,19 +2,14 @@
 Agent RL: teach a small MiniMind model to use tools with multi-turn reinforcement learning.
 
 One batch, top to bottom:
-    1. rollout   the policy answers each prompt num_generations times; whenever it writes a <tool_call>, the
-    call
-                 is executed in a mock tool world and the result is injected as a <tool_response> turn, then
-                 the
-                 model continues (up to max_turns). Token-in/token-out: the training sequence is exactly the
-                 ids
+    1. rollout   the policy answers each prompt num_generations times; whenever it writes a <tool_call>, the call
+                 is executed in a mock tool world and the result is injected as a <tool_response> turn, then the
+                 model continues (up to max_turns). Token-in/token-out: the training sequence is exactly the ids
                  the model sampled plus the ids of the injected turns, never decoded and re-encoded.
     2. reward    calculate_rewards(): tag format, tool alignment, GT match in the final answer, unfinished and
-                 repetition penalties (the no-tool branch scores length/thinking/optional reward model
-                 instead).
+                 repetition penalties (the no-tool branch scores length/thinking/optional reward model instead).
     3. advantage group-normalised per prompt: (r - mean) / (std + 1e-4).
-    4. loss      CISPO (or GRPO) on the tokens the model wrote (response_mask = 1), minus beta * KL to a
-    frozen
+    4. loss      CISPO (or GRPO) on the tokens the model wrote (response_mask = 1), minus beta * KL to a frozen
                  reference model; tool output tokens (mask 0) get no gradient.
     5. step      clip, AdamW step, cosine LR; log; save.
 
@@ -751,8 +746,7 @@ def calculate_rewards(trajectories, gt_batch, tools_batch, num_generations, rewa
     Tool branch (the model called a tool): tag format + tool alignment + GT match on the final answer.
     No-tool branch: tag format + answer length + thinking closure/length + optional reward model.
     Both: -0.5 if unfinished, and the 3-gram repetition penalty on the final answer.
-    The expected number of calls is len(expect_tools) when the data gives it, else len(gt) (the design's
-    rule).
+    The expected number of calls is len(expect_tools) when the data gives it, else len(gt) (the design's rule).
     Guards (when given): repeated calls, a tool called when none is needed (expect_tools == [], or no
     expect_tools and no GT), calls past the expected number.
     """
@@ -1138,8 +1132,7 @@ def rollout_phase(state: TrainState, items) -> list:
 def policy_update(state: TrainState, trajs, advantages, group_std, rank_share) -> UpdateStats:
     """Phase 4: policy and reference log-probs of the trajectories, the CISPO/GRPO loss, backward.
 
-    A group whose rewards are all equal has zero advantage everywhere: with --skip_zero_std it is left out
-    (its
+    A group whose rewards are all equal has zero advantage everywhere: with --skip_zero_std it is left out (its
     only gradient would be the KL term). Micro-batches of --train_micro_batch sequences bound the memory."""
     args, tok = state.args, state.tokenizer
     G = args.num_generations

@@ -9,15 +9,13 @@ steps; the weights with the best validation loss are saved to out/{save_weight}_
 
 Run (scripts/cold_start.py runs it after pretraining, with --from_weight pretrain):
     python trainer/train_full_sft.py
-The shipped out/full_sft_256.pth predates the pretraining stage: it was trained from random weights for 8
-epochs
+The shipped out/full_sft_256.pth predates the pretraining stage: it was trained from random weights for 8 epochs
 on the 6,000 conversations of the first data generator (docs/experiments_v1.md).
 Resume a killed run:
     python trainer/train_full_sft.py --from_resume 1
 Incremental SFT (the data flywheel): start from a checkpoint, learn new conversations, rehearse old ones:
     python trainer/train_full_sft.py --from_weight agent_best --data_path dataset/rs_agent.jsonl \
-        --mix_path dataset/sft_agent.jsonl --mix_ratio 0.5 --save_weight flywheel_sft --epochs 2
-        --learning_rate 2e-4
+        --mix_path dataset/sft_agent.jsonl --mix_ratio 0.5 --save_weight flywheel_sft --epochs 2 --learning_rate 2e-4
 Several processes (DistributedDataParallel; each takes its slice of every batch of --batch_size):
     torchrun --nproc_per_node 2 trainer/train_full_sft.py
 """
