@@ -40,7 +40,7 @@ def parse_args(argv=None):
     p.add_argument("--pretrain_epochs", type=int, default=1)
     p.add_argument("--pretrain_steps", type=int, default=-1, help="cap on pretraining steps (-1: the epochs)")
     p.add_argument("--pretrain_warmup", type=int, default=100, help="pretraining warmup steps")
-    p.add_argument("--sft_epochs", type=int, default=2)
+    p.add_argument("--sft_epochs", type=int, default=1, help="passes over the SFT conversations")
     p.add_argument("--sft_warmup", type=int, default=50, help="SFT warmup steps")
     p.add_argument("--sft_steps", type=int, default=-1, help="cap on SFT steps (-1: the epochs)")
     p.add_argument("--sft_learning_rate", type=float, default=1e-3, help="peak LR of SFT after pretraining")

@@ -38,9 +38,9 @@ from tqdm import tqdm
 from dataset.lm_dataset import LengthGroupedSampler, SFTDataset, mix_in, sft_collate
 from model.model_minimind import count_parameters, save_minimind, weight_path
 from trainer.trainer_utils import (
-    add_model_args, all_ranks_any, all_ranks_sum, autocast, barrier, close_distributed, cosine_lr,
-    default_dtype, grad_sync, init_distributed, init_model, load_resume, resolve_device, resume_path,
-    save_resume, set_rank_seed, set_rng_state, set_seed, split_batch, wrap_ddp,
+    add_model_args, add_runtime_args, all_ranks_any, all_ranks_sum, autocast, barrier, close_distributed,
+    cosine_lr, grad_sync, init_distributed, init_model, load_resume, resolve_runtime, resume_path, save_resume,
+    set_rank_seed, set_rng_state, set_seed, split_batch, wrap_ddp,
 )
 
 
@@ -97,20 +97,8 @@ def parse_args(argv=None):
     parser.add_argument("--weight_decay", type=float, default=0.1)
     parser.add_argument("--warmup_steps", type=int, default=50)
     parser.add_argument("--grad_clip", type=float, default=1.0)
-    # --- runtime ---
-    parser.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:1 ...")
-    parser.add_argument("--dtype", default=None, choices=["float32", "bfloat16", "float16"],
-                        help="autocast dtype (default: bfloat16 on CPU)")
-    parser.add_argument("--seed", type=int, default=42)
-    parser.add_argument("--log_interval", type=int, default=25)
-    parser.add_argument("--eval_interval", type=int, default=250, help="steps between validation passes")
-    parser.add_argument("--save_interval", type=int, default=200, help="steps between resume checkpoints")
-    parser.add_argument("--max_steps", type=int, default=-1, help="stop after this many optimizer steps")
-    parser.add_argument("--from_resume", type=int, default=0, choices=[0, 1])
-    args = parser.parse_args(argv)
-    args.device = resolve_device(args.device)
-    args.dtype = args.dtype or default_dtype(args.device)
-    return args
+    add_runtime_args(parser, log_interval=25, eval_interval=250)
+    return resolve_runtime(parser.parse_args(argv))
 
 
 @torch.no_grad()

@@ -37,6 +37,26 @@ def add_model_args(parser):
     parser.add_argument("--use_moe", type=int, default=0, choices=[0, 1], help="mixture-of-experts MLP")
 
 
+def add_runtime_args(parser, log_interval: int, eval_interval: int, save_interval: int = 200):
+    """The flags every language-model trainer shares: device, precision, seed, the intervals, resume."""
+    parser.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:1 ...")
+    parser.add_argument("--dtype", default=None, choices=["float32", "bfloat16", "float16"],
+                        help="autocast dtype (default: bfloat16 on CPU)")
+    parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument("--log_interval", type=int, default=log_interval)
+    parser.add_argument("--eval_interval", type=int, default=eval_interval, help="steps between validation passes")
+    parser.add_argument("--save_interval", type=int, default=save_interval, help="steps between resume checkpoints")
+    parser.add_argument("--max_steps", type=int, default=-1, help="stop after this many optimizer steps")
+    parser.add_argument("--from_resume", type=int, default=0, choices=[0, 1])
+
+
+def resolve_runtime(args):
+    """--device auto -> cuda or cpu; --dtype default -> the device's autocast dtype."""
+    args.device = resolve_device(args.device)
+    args.dtype = args.dtype or default_dtype(args.device)
+    return args
+
+
 def resolve_device(device: str) -> str:
     if device == "auto":
         return "cuda" if torch.cuda.is_available() else "cpu"
