@@ -24,7 +24,7 @@ file is generated, not shipped.
 
 Run (deterministic: the same seed gives the same file):
     python scripts/make_pretrain_data.py
-    python scripts/make_pretrain_data.py --n_docs 200000 --out dataset/pretrain.jsonl
+    python scripts/make_pretrain_data.py --n_docs 100000 --out dataset/pretrain.jsonl
 """
 import argparse
 import json
@@ -50,7 +50,7 @@ MIN_FRAGMENT = 5  # a literal piece of an eval phrasing this long (letters, digi
 
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description="Build the pretraining text (copy drills and general text).")
-    p.add_argument("--n_docs", type=int, default=150_000, help="documents (one JSON line each)")
+    p.add_argument("--n_docs", type=int, default=100_000, help="documents (one JSON line each)")
     p.add_argument("--out", default=os.path.join(ROOT, "dataset", "pretrain.jsonl"))
     p.add_argument("--seed", type=int, default=7)
     return p.parse_args(argv)

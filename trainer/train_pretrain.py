@@ -7,7 +7,7 @@ slice of the blocks (--val_blocks) is held out for the validation loss. The fina
 out/{save_weight}_{hidden}.pth, which train_full_sft.py starts from with --from_weight pretrain.
 
 Run:
-    python scripts/make_pretrain_data.py          # the text, ~1 minute
+    python scripts/make_pretrain_data.py          # the text, ~2 minutes
     python trainer/train_pretrain.py
 Resume a killed run:
     python trainer/train_pretrain.py --from_resume 1
