@@ -62,8 +62,8 @@ def read_jsonl(path, skip_bad_lines=False, stats=None):
 
 
 def tool_call_problem(call):
-    """What is wrong with one assistant tool call ({"function": {"name", "arguments"}} or {"name", "arguments"}),
-    or None."""
+    """What is wrong with one assistant tool call ({"function": {"name", "arguments"}} or {"name",
+    "arguments"}), or None."""
     fn = call.get("function", call) if isinstance(call, dict) else None
     if not isinstance(fn, dict) or not isinstance(fn.get("name"), str) or not fn["name"]:
         return "expected {'function': {'name': str, 'arguments': {...}}}"
@@ -104,7 +104,8 @@ def parse_conversation(record, path, lineno):
                 except json.JSONDecodeError as e:
                     _fail(path, lineno, f"{where}.tools", f"not valid JSON: {e.msg}")
             if not isinstance(raw, list):
-                _fail(path, lineno, f"{where}.tools", "expected a list of tool schemas or a JSON string of one")
+                _fail(path, lineno, f"{where}.tools",
+                      "expected a list of tool schemas or a JSON string of one")
             tools = raw
         if role == "assistant" and message.get("tool_calls") is not None:
             if not isinstance(message["tool_calls"], list):
@@ -135,12 +136,12 @@ def encode(tokenizer, text: str) -> list:
 
 
 def encode_sft_conversation(tokenizer, messages, tools=None):
-    """Token ids and labels for one conversation: labels = ids on assistant turns (each through its <|im_end|>),
-    -100 elsewhere. The text is cut at turn edges (always after a newline or a tag) and each piece tokenized
-    alone, which the tokenizer guarantees gives the same ids as tokenizing the whole text.
+    """Token ids and labels for one conversation: labels = ids on assistant turns (each through its
+    <|im_end|>), -100 elsewhere. The text is cut at turn edges (always after a newline or a tag) and each
+    piece tokenized alone, which the tokenizer guarantees gives the same ids as tokenizing the whole text.
 
-    A turn with reasoning_content is learned after "<think>\\n" (the model writes its reasoning); a turn without
-    is learned after the pre-filled empty think block, as at inference.
+    A turn with reasoning_content is learned after "<think>\\n" (the model writes its reasoning); a turn
+    without is learned after the pre-filled empty think block, as at inference.
     """
     full = render(tokenizer, messages, tools)
     spans = []  # (start, end) character spans the model must learn
@@ -193,7 +194,8 @@ class PretrainDataset(Dataset):
         n_blocks = len(stream) // block_size
         if n_blocks == 0:
             raise DataError(f"{path}: {len(stream)} tokens, fewer than one block of {block_size}")
-        self.blocks = torch.tensor(stream[:n_blocks * block_size], dtype=torch.long).view(n_blocks, block_size)
+        blocks = torch.tensor(stream[:n_blocks * block_size], dtype=torch.long)
+        self.blocks = blocks.view(n_blocks, block_size)
         self.stats["tokens"] = n_blocks * block_size
 
     def __len__(self):
@@ -250,7 +252,8 @@ def mix_in(dataset: SFTDataset, replay: SFTDataset, ratio: float, seed: int = 0)
     n_new = len(dataset)
     want = round(ratio / (1 - ratio) * n_new)
     if want > len(replay):
-        raise ValueError(f"mix ratio {ratio} needs {want} replay conversations, the replay set has {len(replay)}")
+        raise ValueError(f"mix ratio {ratio} needs {want} replay conversations, "
+                         f"the replay set has {len(replay)}")
     picked = random.Random(seed).sample(range(len(replay)), want)
     dataset.samples += [replay[i] for i in picked]
     return {"new": n_new, "replay": want, "replay_share": want / max(1, n_new + want)}
@@ -273,8 +276,8 @@ def sft_collate(batch, pad_id=0):
 class LengthGroupedSampler(Sampler):
     """Batches of similar length (little padding), in random order; deterministic for a given seed and epoch.
 
-    Indices are shuffled, cut into windows of `window` batches, sorted by length inside each window, split into
-    batches, and the batches shuffled.
+    Indices are shuffled, cut into windows of `window` batches, sorted by length inside each window, split
+    into batches, and the batches shuffled.
     """
 
     def __init__(self, lengths, batch_size, seed=0, window=64):
@@ -309,9 +312,9 @@ class LengthGroupedSampler(Sampler):
 class AgentRLDataset(Dataset):
     """RL prompts: each item is {"messages": conversations[:-1], "tools": [...], "gt": [...], ...}.
 
-    The last conversation turn is the reference assistant answer; it is dropped, because the policy has to find
-    its own answer by rollout. `category` and `expect_tools` (the tool names a correct solution calls, [] when
-    no tool is needed) are passed through when present; they feed the reward guards and the metrics.
+    The last conversation turn is the reference assistant answer; it is dropped, because the policy has to
+    find its own answer by rollout. `category` and `expect_tools` (the tool names a correct solution calls, []
+    when no tool is needed) are passed through when present; they feed the reward guards and the metrics.
     `known_tools`, when given, rejects tool schemas the tool world cannot execute.
     """
 

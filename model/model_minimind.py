@@ -1,12 +1,14 @@
 """
 MiniMind: a small decoder-only causal LM in the Llama/Qwen3 family.
 
-    pre-norm RMSNorm -> grouped-query attention (QK-norm, RoPE theta 1e6) -> SwiGLU MLP (or a mixture of experts)
+    pre-norm RMSNorm -> grouped-query attention (QK-norm, RoPE theta 1e6) -> SwiGLU MLP
+    (or a mixture of experts)
 
 It is a transformers `PreTrainedModel` + `GenerationMixin`, so `model.generate()` (greedy, sampling, KV cache)
 and `save_pretrained` / `AutoModelForCausalLM.from_pretrained` work, and it also loads the MiniMind-style
-`out/{weight}_{hidden_size}[_moe].pth` state dicts (see `load_minimind`). A dense MiniMind is also a Qwen3 model:
-`save_qwen3_dir` writes it as a transformers directory that serving engines such as SGLang load natively.
+`out/{weight}_{hidden_size}[_moe].pth` state dicts (see `load_minimind`). A dense MiniMind is also a Qwen3
+model: `save_qwen3_dir` writes it as a transformers directory that serving engines such as SGLang
+load natively.
 
 Left-padded batches are handled on the fast path: positions come from the attention mask, and
 `scaled_dot_product_attention` gets a boolean mask, so a padded row gives the same logits as the row alone.
@@ -80,7 +82,8 @@ class MiniMindConfig(PretrainedConfig):
             )
         if self.use_moe and not 0 < self.num_experts_per_tok <= self.num_experts:
             raise ValueError(
-                f"num_experts_per_tok ({self.num_experts_per_tok}) must be in 1..num_experts ({self.num_experts})"
+                f"num_experts_per_tok ({self.num_experts_per_tok}) must be in "
+                f"1..num_experts ({self.num_experts})"
             )
         super().__post_init__(**kwargs)
 
@@ -212,7 +215,8 @@ class MoEFeedForward(nn.Module):
             [FeedForward(config.hidden_size, config.intermediate_size) for _ in range(config.num_experts)]
         )
         self.shared_experts = nn.ModuleList(
-            [FeedForward(config.hidden_size, config.intermediate_size) for _ in range(config.n_shared_experts)]
+            [FeedForward(config.hidden_size, config.intermediate_size)
+             for _ in range(config.n_shared_experts)]
         )
 
     def forward(self, x):
@@ -435,7 +439,8 @@ def weight_path(save_dir: str, weight: str, hidden_size: int, use_moe: bool) -> 
 
 
 def save_minimind(model: MiniMindForCausalLM, path: str, dtype=torch.bfloat16):
-    """Write the state dict (half precision by default, like upstream MiniMind) atomically: tmp file + rename."""
+    """Write the state dict (half precision by default, like upstream MiniMind) atomically: tmp file +
+    rename."""
     state = {k: v.detach().to("cpu", dtype) for k, v in model.state_dict().items() if k != "lm_head.weight"}
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     tmp = f"{path}.tmp.{os.getpid()}"
@@ -467,9 +472,9 @@ def shape_from_state(state: dict) -> dict:
 
 
 def load_minimind(path: str, config: MiniMindConfig) -> MiniMindForCausalLM:
-    """Build a model and load a `.pth` state dict written by `save_minimind` (fp32 in memory). The shape (depth,
-    heads, MLP width, ...) is read from the state dict, so a checkpoint loads whatever the flags say about it;
-    `config` gives everything else."""
+    """Build a model and load a `.pth` state dict written by `save_minimind` (fp32 in memory). The shape
+    (depth, heads, MLP width, ...) is read from the state dict, so a checkpoint loads whatever the flags
+    say about it; `config` gives everything else."""
     if not os.path.exists(path):
         raise FileNotFoundError(f"no checkpoint at {path}: train one first or pass --save_dir/--weight")
     state = torch.load(path, map_location="cpu", weights_only=True)
@@ -548,8 +553,8 @@ def _replace_file(path: str, write):
 
 
 def save_qwen3_dir(model: MiniMindForCausalLM, path: str, dtype: str = "bfloat16"):
-    """Write config.json and model.safetensors (fp32, tied lm_head left out) into `path`, each file atomically,
-    so a server may load the directory while it is being rewritten for the next step."""
+    """Write config.json and model.safetensors (fp32, tied lm_head left out) into `path`, each file
+    atomically, so a server may load the directory while it is being rewritten for the next step."""
     from safetensors.torch import save_file
 
     config = qwen3_config(model.config, dtype)
@@ -557,7 +562,8 @@ def save_qwen3_dir(model: MiniMindForCausalLM, path: str, dtype: str = "bfloat16
     state = {k: v.detach().to("cpu", torch.float32).contiguous() for k, v in model.state_dict().items()
              if not (tied and k == "lm_head.weight")}
     os.makedirs(path, exist_ok=True)
-    _replace_file(os.path.join(path, QWEN3_WEIGHTS), lambda tmp: save_file(state, tmp, metadata={"format": "pt"}))
+    _replace_file(os.path.join(path, QWEN3_WEIGHTS),
+                  lambda tmp: save_file(state, tmp, metadata={"format": "pt"}))
 
     def write_config(tmp):
         with open(tmp, "w", encoding="utf-8") as f:
@@ -567,8 +573,8 @@ def save_qwen3_dir(model: MiniMindForCausalLM, path: str, dtype: str = "bfloat16
 
 
 def load_qwen3_dir(path: str) -> MiniMindForCausalLM:
-    """A MiniMind (fp32) from a Qwen3-layout directory written by save_qwen3_dir (or any dense Qwen3 of the same
-    shape family with tied embeddings)."""
+    """A MiniMind (fp32) from a Qwen3-layout directory written by save_qwen3_dir (or any dense Qwen3 of the
+    same shape family with tied embeddings)."""
     from safetensors.torch import load_file
 
     with open(os.path.join(path, "config.json"), encoding="utf-8") as f:
@@ -579,11 +585,13 @@ def load_qwen3_dir(path: str) -> MiniMindForCausalLM:
         raise ValueError(f"{path}/config.json: attention_bias and sliding windows are not part of MiniMind")
     rope = cfg.get("rope_parameters") or {}
     config = MiniMindConfig(
-        vocab_size=cfg["vocab_size"], hidden_size=cfg["hidden_size"], intermediate_size=cfg["intermediate_size"],
+        vocab_size=cfg["vocab_size"], hidden_size=cfg["hidden_size"],
+        intermediate_size=cfg["intermediate_size"],
         num_hidden_layers=cfg["num_hidden_layers"], num_attention_heads=cfg["num_attention_heads"],
         num_key_value_heads=cfg["num_key_value_heads"], head_dim=cfg.get("head_dim"),
         max_position_embeddings=cfg.get("max_position_embeddings", 4096),
-        rope_theta=cfg.get("rope_theta", rope.get("rope_theta", 1e6)), rms_norm_eps=cfg.get("rms_norm_eps", 1e-6),
+        rope_theta=cfg.get("rope_theta", rope.get("rope_theta", 1e6)),
+        rms_norm_eps=cfg.get("rms_norm_eps", 1e-6),
         tie_word_embeddings=cfg.get("tie_word_embeddings", True),
     )
     files = sorted(glob.glob(os.path.join(path, "*.safetensors")))

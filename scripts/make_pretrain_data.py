@@ -36,10 +36,11 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from scripts.make_agent_data import (  # noqa: E402
+from dataset.agent_phrasings import (  # noqa: E402
     CITY_NAMES, CURRENCY_NAMES, CURRENCY_PAIRS, LANGS, TEMPLATE_TABLES, UNIT_NAMES, UNIT_PAIRS,
-    Ctx, is_eval_number, math_problem, no_tool_eval_questions, normalized, unit_value,
+    no_tool_eval_questions,
 )
+from scripts.make_agent_data import Ctx, is_eval_number, math_problem, normalized, unit_value  # noqa: E402
 from trainer.train_agent import execute_tool  # noqa: E402
 
 # kind of document -> weight; a document is 1 to 4 drills of one kind (prose: one paragraph)

@@ -74,7 +74,7 @@ def functions(path):
     return [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
 
 
-MAX_LINE = 120  # the project's line length (a 110 limit is not yet applied)
+MAX_LINE = 110  # the line length of trainer/, model/ and dataset/
 
 
 def test_short_functions_and_lines_in_the_library():

@@ -1,10 +1,10 @@
 """
 The calculator behind calculate_math: arithmetic over Python's ast, never eval.
 
-Numbers, + - * / // % **, parentheses, a few functions (sqrt, round, log, sin, factorial, ...) and the constants
-pi and e. Sizes are bounded (expression length, integer bits, exponents, factorial), so no expression can run
-the machine out of time or memory; every refusal is a ToolError whose message, and hint where there is one, goes
-back to the model.
+Numbers, + - * / // % **, parentheses, a few functions (sqrt, round, log, sin, factorial, ...) and the
+constants pi and e. Sizes are bounded (expression length, integer bits, exponents, factorial), so no
+expression can run the machine out of time or memory; every refusal is a ToolError whose message, and hint
+where there is one, goes back to the model.
 """
 import ast
 import math

@@ -4,8 +4,8 @@ scripts/eval_toolcall.py both use it; it imports neither. It knows no model and 
 against the tool names it is given, rollouts come from the caller (anything that records its calls, turns and
 whether it finished), and the metrics read only what a rollout recorded.
 
-A case: {"prompt", "tools": [names offered], "gt": [str], "expect_tools": [names] ([] = answer without a tool),
-"category", "skill", "expect_calls": [{"name", "arguments", "result"}]}. An RL prompt row (the design's
+A case: {"prompt", "tools": [names offered], "gt": [str], "expect_tools": [names] ([] = answer without a
+tool), "category", "skill", "expect_calls": [{"name", "arguments", "result"}]}. An RL prompt row (the design's
 conversations format) reads as a case too.
 """
 import math
@@ -137,7 +137,7 @@ def run_cases(cases, rollout, batch_size: int = 16, system: str = DEFAULT_SYSTEM
     return results
 
 
-# ---------------------------------------------------------------------------------------------------------- metrics
+# --- metrics ------------------------------------------------------------------------------------------------
 
 
 def case_completed(r: CaseResult) -> bool:

@@ -25,9 +25,8 @@ def _as_number(text: str):
 
 
 def gt_in_text(gt: str, text: str) -> bool:
-    """Numeric GT: equal (within 1e-6) to one of the numbers written in the text, so "9" does not match "59"
-    or
-    "9.5". Text GT: case-insensitive substring."""
+    """Numeric GT: equal (within 1e-6) to one of the numbers written in the text, so "9" does not match
+    "59" or "9.5". Text GT: case-insensitive substring."""
     value = _as_number(gt.strip())
     if value is not None:
         return any(abs(_as_number(n) - value) < 1e-6 for n in NUMBER_RE.findall(text))

@@ -5,14 +5,15 @@ log-probability under the sampling policy.
 The policy is the model at the sampling temperature: p_T(x) = softmax(logits / T). The log-probs returned here
 come from the very logits the token was sampled from (no second forward pass), and
 compute_per_token_logps() computes the same quantity for training, so on the first update after a rollout the
-importance ratio exp(logp - old_logp) is 1 up to numerics. (top-p only truncates what is sampled; the log-prob is
-taken under the full tempered softmax, as in most GRPO implementations.)
+importance ratio exp(logp - old_logp) is 1 up to numerics. (top-p only truncates what is sampled; the log-prob
+is taken under the full tempered softmax, as in most GRPO implementations.)
 
 Two engines:
     TorchRolloutEngine   samples in this process with the policy itself (a KV cache, one batch per call).
-    SGLangRolloutEngine  asks an SGLang server (or scripts/serve_openai_api.py, which speaks the same protocol)
-                         over HTTP: POST /generate with token ids, and after every optimizer step the policy is
-                         written to disk and loaded by the server with POST /update_weights_from_disk.
+    SGLangRolloutEngine  asks an SGLang server (or scripts/serve_openai_api.py, which speaks the same
+                         protocol) over HTTP: POST /generate with token ids, and after every optimizer step
+                         the policy is written to disk and loaded by the server with POST
+                         /update_weights_from_disk.
 
     engine = create_rollout_engine("torch", policy_model, eos_token_id=2, pad_token_id=0)
     result = engine.rollout([[1, 55, 9], [1, 7]], max_new_tokens=64, temperature=0.8)
@@ -51,7 +52,8 @@ def compute_per_token_logps(model, input_ids, n_keep: int, attention_mask=None, 
     """
     if n_keep <= 0:
         return input_ids.new_zeros((input_ids.shape[0], 0), dtype=torch.float32)
-    logits = model(input_ids, attention_mask=attention_mask, logits_to_keep=n_keep + 1).logits  # (B, n_keep+1, V)
+    # logits: (B, n_keep + 1, V)
+    logits = model(input_ids, attention_mask=attention_mask, logits_to_keep=n_keep + 1).logits
     return logps_of(logits[:, :-1], input_ids[:, -n_keep:], temperature)
 
 
@@ -111,11 +113,11 @@ def round_up(n: int, multiple: int) -> int:
 
 
 class KVBuffer:
-    """The KV cache of the sampling loop. Each layer's keys and values live in one buffer with room to grow, and
-    new positions are written in place; a DynamicCache concatenates, copying the whole cache at every step,
-    which on CPU costs more than the model's matmuls. The interface MiniMind uses: update(), get_seq_length();
-    and reorder_cache() to pick batch rows. `room`: free positions to leave after the first write (the
-    prefill), enough for every token the loop will add."""
+    """The KV cache of the sampling loop. Each layer's keys and values live in one buffer with room to grow,
+    and new positions are written in place; a DynamicCache concatenates, copying the whole cache at every
+    step, which on CPU costs more than the model's matmuls. The interface MiniMind uses: update(),
+    get_seq_length(); and reorder_cache() to pick batch rows. `room`: free positions to leave after the first
+    write (the prefill), enough for every token the loop will add."""
 
     def __init__(self, room: int):
         self.room = room
@@ -197,7 +199,8 @@ class PackedLinears:
             return False
         try:  # the ops exist in CPU builds with oneDNN; check they run here
             w = torch.ops.mkldnn._reorder_linear_weight(torch.zeros(8, 8, dtype=torch.bfloat16), 1)
-            torch.ops.mkldnn._linear_pointwise(torch.zeros(1, 8, dtype=torch.bfloat16), w, None, "none", [], "")
+            x = torch.zeros(1, 8, dtype=torch.bfloat16)
+            torch.ops.mkldnn._linear_pointwise(x, w, None, "none", [], "")
         except (AttributeError, RuntimeError):
             return False
         return True
@@ -309,10 +312,10 @@ class TorchRolloutEngine(RolloutEngine):
         return input_ids.to(self.device), attention_mask.to(self.device)
 
     def prefill(self, prompt_ids, cache):
-        """Logits of the next token (B, V) and the attention mask (B, T); fills `cache`. Runs inside sample()'s
-        autocast context. Each distinct prompt goes through the model once (the G copies of a prompt, and
-        trajectories that sampled the same turn, get the same logits and cache rows), and from its longest kept
-        prefix when there is one."""
+        """Logits of the next token (B, V) and the attention mask (B, T); fills `cache`. Runs inside
+        sample()'s autocast context. Each distinct prompt goes through the model once (the G copies of a
+        prompt, and trajectories that sampled the same turn, get the same logits and cache rows), and from
+        its longest kept prefix when there is one."""
         first_row = {}
         source = [first_row.setdefault(tuple(p), len(first_row)) for p in prompt_ids]  # row -> distinct row
         distinct = [list(p) for p in first_row]
@@ -383,8 +386,10 @@ class TorchRolloutEngine(RolloutEngine):
         with autocast(self.device, self.dtype), self.packed_weights():
             cache = KVBuffer(room=max(budgets))
             logits, attention_mask = self.prefill(prompt_ids, cache)
-            rows = list(range(B))  # batch row j samples for prompt rows[j]; finished rows are dropped from the batch
-            running = [budgets[i] > 0 for i in rows]  # per batch row, a Python list: the loop reads it row by row
+            # batch row j samples for prompt rows[j]; finished rows are dropped from the batch
+            rows = list(range(B))
+            # per batch row, a Python list: the loop reads it row by row
+            running = [budgets[i] > 0 for i in rows]
             kept = {}
             for _ in range(max(budgets)):
                 token, logp = sample_next(logits, temperature, top_p)
@@ -404,7 +409,8 @@ class TorchRolloutEngine(RolloutEngine):
                 if 4 * sum(running) <= 3 * len(rows):  # a quarter of the batch has stopped: stop computing it
                     for j, i in enumerate(rows):
                         if self.reuse_prefix and not running[j]:
-                            self.keep_row(kept, prompt_ids[i], result.completion_ids[i], attention_mask[j], cache, j)
+                            self.keep_row(kept, prompt_ids[i], result.completion_ids[i],
+                                          attention_mask[j], cache, j)
                     live = torch.tensor([j for j in range(len(rows)) if running[j]], device=self.device)
                     cache.reorder_cache(live)
                     attention_mask, token = attention_mask.index_select(0, live), token.index_select(0, live)
@@ -452,9 +458,9 @@ def _server_message(body: bytes) -> str:
 
 
 def post_json(url: str, payload: dict, timeout: float, retry_delays=RETRY_DELAYS):
-    """POST `payload` as JSON and return the decoded JSON answer. A refused or dropped connection is tried again
-    after each delay in retry_delays (the server may be starting or busy); an HTTP error status, a timeout and
-    a non-JSON answer raise SGLangError at once."""
+    """POST `payload` as JSON and return the decoded JSON answer. A refused or dropped connection is tried
+    again after each delay in retry_delays (the server may be starting or busy); an HTTP error status, a
+    timeout and a non-JSON answer raise SGLangError at once."""
     data = json.dumps(payload).encode("utf-8")
     request = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json"})
     for attempt in range(len(retry_delays) + 1):
@@ -471,8 +477,8 @@ def post_json(url: str, payload: dict, timeout: float, retry_delays=RETRY_DELAYS
             if isinstance(reason, TimeoutError):
                 raise SGLangError(f"POST {url}: no answer within {timeout} s") from None
             if attempt == len(retry_delays):
-                raise SGLangError(f"POST {url}: cannot reach the server after {attempt + 1} tries ({reason}); "
-                                  "is it running at that address?") from None
+                raise SGLangError(f"POST {url}: cannot reach the server after {attempt + 1} tries "
+                                  f"({reason}); is it running at that address?") from None
             time.sleep(retry_delays[attempt])
     try:
         return json.loads(body)
@@ -490,15 +496,15 @@ class SGLangRolloutEngine(RolloutEngine):
 
     Log-probs. SGLang returns, for each sampled token, log softmax(logits / T), the tempered distribution it
     sampled from, which is what compute_per_token_logps computes for training, so the first-update ratio is 1.
-    Two conditions: the server must not run with SGLANG_RETURN_ORIGINAL_LOGPROB=1 (that returns the log-probs at
-    T = 1), and top_p should stay 1 (some SGLang versions renormalise the log-prob over the top-p tokens; this
-    trainer takes it under the full softmax). Greedy (T = 0) gives log-probs at T = 1 on both sides.
+    Two conditions: the server must not run with SGLANG_RETURN_ORIGINAL_LOGPROB=1 (that returns the log-probs
+    at T = 1), and top_p should stay 1 (some SGLang versions renormalise the log-prob over the top-p tokens;
+    this trainer takes it under the full softmax). Greedy (T = 0) gives log-probs at T = 1 on both sides.
 
     Weights. update_policy() writes the policy as a Qwen3-layout transformers directory (save_qwen3_dir: fp32
-    tensors, exact copies of the trainer's weights) and asks the server to load it, after every optimizer step,
-    so no rollout uses stale weights. The server rounds them to the precision it runs in; config.json names the
-    trainer's autocast dtype so that SGLang's --dtype auto picks the same one (see the README for --dtype).
-    The directory must be readable by the server at the same path (same machine, or a shared disk).
+    tensors, exact copies of the trainer's weights) and asks the server to load it, after every optimizer
+    step, so no rollout uses stale weights. The server rounds them to the precision it runs in; config.json
+    names the trainer's autocast dtype so that SGLang's --dtype auto picks the same one (see the README for
+    --dtype). The directory must be readable by the server at the same path (same machine, or a shared disk).
     """
 
     def __init__(self, model, eos_token_id: int, base_url: str, weights_dir: str, dtype: str = "bfloat16",
@@ -506,7 +512,8 @@ class SGLangRolloutEngine(RolloutEngine):
         if not base_url.startswith(("http://", "https://")):
             raise ValueError(f"--sglang_base_url must start with http:// or https://, got {base_url!r}")
         if model.config.use_moe:
-            raise ValueError("the sglang engine exports the policy as Qwen3, which has no MoE MiniMind equivalent")
+            raise ValueError("the sglang engine exports the policy as Qwen3, "
+                             "which has no MoE MiniMind equivalent")
         self.model = model
         self.eos_token_id = eos_token_id
         self.base_url = base_url.rstrip("/")
@@ -520,7 +527,8 @@ class SGLangRolloutEngine(RolloutEngine):
         self.model = model
         save_qwen3_dir(model, self.weights_dir, self.dtype)
         url = f"{self.base_url}/update_weights_from_disk"
-        # flush_cache: prefixes cached under the old weights must not be reused (servers without the field flush)
+        # flush_cache: prefixes cached under the old weights must not be reused
+        # (servers without the field flush anyway)
         answer = post_json(url, {"model_path": self.weights_dir, "flush_cache": True}, self.timeout,
                            self.retry_delays)
         if not isinstance(answer, dict) or answer.get("success") is not True:
@@ -533,7 +541,8 @@ class SGLangRolloutEngine(RolloutEngine):
         B = len(prompt_ids)
         result = RolloutResult([[] for _ in range(B)], [[] for _ in range(B)], [False] * B)
         budgets = row_budgets(prompt_ids, max_new_tokens, max_length)
-        rows = [i for i in range(B) if budgets[i] > 0]  # a row with no budget gets nothing, as in the torch engine
+        # a row with no budget gets nothing, as in the torch engine
+        rows = [i for i in range(B) if budgets[i] > 0]
         if not rows:
             return result
         params = [{"max_new_tokens": budgets[i], "temperature": temperature, "top_p": top_p,
@@ -555,7 +564,8 @@ class SGLangRolloutEngine(RolloutEngine):
         """(completion ids through EOS, their log-probs, finished) from one /generate output."""
         meta = out.get("meta_info") if isinstance(out, dict) else None
         if not isinstance(meta, dict) or "output_token_logprobs" not in meta:
-            raise SGLangError(f"POST {url}: an output without meta_info.output_token_logprobs: {str(out)[:300]}")
+            raise SGLangError(f"POST {url}: an output without meta_info.output_token_logprobs: "
+                              f"{str(out)[:300]}")
         reason = meta.get("finish_reason") or {}
         kind = reason.get("type") if isinstance(reason, dict) else reason
         if kind not in ("stop", "length"):

@@ -2,9 +2,9 @@
 The sandbox tool calls run in: worker processes with a timeout, so that a call that hangs, even inside C code,
 is killed and answered with an error instead of stalling training.
 
-A ToolError raised by a tool becomes {"error": message, "hint": hint} for the model to read; any other exception
-becomes {"error": "tool failed: <type>"}; a timeout becomes {"error": "timeout", ...}. The tools themselves (the
-registry, name -> function) are given by the caller: trainer/train_agent.py's MOCK_RESULTS.
+A ToolError raised by a tool becomes {"error": message, "hint": hint} for the model to read; any other
+exception becomes {"error": "tool failed: <type>"}; a timeout becomes {"error": "timeout", ...}. The tools
+themselves (the registry, name -> function) are given by the caller: trainer/train_agent.py's MOCK_RESULTS.
 """
 import json
 import multiprocessing

@@ -2,15 +2,17 @@
 Agent RL: teach a small MiniMind model to use tools with multi-turn reinforcement learning.
 
 One batch, top to bottom:
-    1. rollout   the policy answers each prompt num_generations times; whenever it writes a <tool_call>, the call
-                 is executed in a mock tool world and the result is injected as a <tool_response> turn, then the
-                 model continues (up to max_turns). Token-in/token-out: the training sequence is exactly the ids
-                 the model sampled plus the ids of the injected turns, never decoded and re-encoded.
+    1. rollout   the policy answers each prompt num_generations times; whenever it writes a <tool_call>, the
+                 call is executed in a mock tool world and the result is injected as a <tool_response> turn,
+                 then the model continues (up to max_turns). Token-in/token-out: the training sequence is
+                 exactly the ids the model sampled plus the ids of the injected turns, never decoded and
+                 re-encoded.
     2. reward    calculate_rewards(): tag format, tool alignment, GT match in the final answer, unfinished and
-                 repetition penalties (the no-tool branch scores length/thinking/optional reward model instead).
+                 repetition penalties (the no-tool branch scores length/thinking/optional reward model
+                 instead).
     3. advantage group-normalised per prompt: (r - mean) / (std + 1e-4).
-    4. loss      CISPO (or GRPO) on the tokens the model wrote (response_mask = 1), minus beta * KL to a frozen
-                 reference model; tool output tokens (mask 0) get no gradient.
+    4. loss      CISPO (or GRPO) on the tokens the model wrote (response_mask = 1), minus beta * KL to a
+                 frozen reference model; tool output tokens (mask 0) get no gradient.
     5. step      clip, AdamW step, cosine LR; log; save.
 
 Simplifications: mock tools with fixed data (no network), rollouts from the policy itself in the training
@@ -51,10 +53,10 @@ from trainer.outcome import count_repeated_calls, final_answer, tool_result_ok, 
 from trainer.rollout_engine import compute_per_token_logps, create_rollout_engine
 from trainer.tool_runner import ToolError, ToolRunner, cap_tool_result
 from trainer.trainer_utils import (
-    DistInfo, add_model_args, all_ranks_any, all_ranks_sum, autocast, average_record, broadcast_flag,
-    broadcast_weights, close_distributed, cosine_lr, default_dtype, grad_sync, init_distributed, init_model,
-    load_resume, loss_share, resolve_device, resume_path, save_resume, set_rank_seed, set_rng_state, set_seed,
-    split_batch, wrap_ddp,
+    DistInfo, RankShare, add_model_args, all_ranks_any, all_ranks_sum, autocast, average_record,
+    broadcast_flag, broadcast_weights, close_distributed, cosine_lr, default_dtype, grad_sync,
+    init_distributed, init_model, load_resume, loss_share, resolve_device, resume_path, save_resume,
+    set_rank_seed, set_rng_state, set_seed, split_batch, wrap_ddp,
 )
 
 
@@ -661,9 +663,9 @@ def tag_format_score(turns) -> float:
 
 
 def tool_alignment_score(calls, tools, expected_calls: int) -> float:
-    """+0.5 when the valid calls match the expected count and nothing invalid was called, else -0.5 per unit
-    of
-    gap = |valid - expected| + invalid. A call is valid when the tool was offered and CHECK_ARGS accepts it.
+    """+0.5 when the valid calls match the expected count and nothing invalid was called, else -0.5 per
+    unit of gap = |valid - expected| + invalid. A call is valid when the tool was offered and CHECK_ARGS
+    accepts it.
     """
     offered = {t["function"]["name"] for t in tools}
     valid = sum(1 for c in calls if c["name"] in offered and CHECK_ARGS.get(c["name"], lambda a: False)(
@@ -731,25 +733,40 @@ class RewardBreakdown:
 
 @dataclass
 class RewardGuards:
-    """Reward-hacking guards, each a named reward term; 0 turns one off. With all three at 0 (or guards=None)
-    calculate_rewards is exactly the design's reward."""
+    """What this trainer adds to the design's reward. Three reward-hacking guards, each a named reward term
+    (0 turns one off), and two fixes of the design's reward that remove noise from the advantages (False
+    turns one off). With all of them off (RewardGuards.design(), or guards=None) calculate_rewards is
+    exactly the design's reward."""
     repeat_call: float = 1.0  # per call that repeats an earlier call (same name, same arguments)
     needless_call: float = 2.0  # once, when a question that needs no tool gets any tool call
     extra_calls: float = 0.3  # per call past the expected number
+    # a correction task solved directly (the fixed call at once, no failing call first) is aligned too;
+    # the design's count rule scores it 2.0, below the 3.0 of making the failing call first
+    direct_correction: bool = True
+    # no 3-gram repetition penalty on an answer that already holds every GT string: between two correct
+    # answers it only ranks wording, a few hundredths that become a full advantage in a low-variance group
+    spare_correct_repetition: bool = True
+
+    @classmethod
+    def design(cls):
+        return cls(0.0, 0.0, 0.0, direct_correction=False, spare_correct_repetition=False)
 
 
 def calculate_rewards(trajectories, gt_batch, tools_batch, num_generations, reward_model=None,
-                      expect_tools_batch=None, guards: RewardGuards | None = None) -> list:
+                      expect_tools_batch=None, guards: RewardGuards | None = None,
+                      categories=None) -> list:
     """One RewardBreakdown per trajectory. Prompt i's data (gt, tools) applies to trajectories
     [i*G, (i+1)*G).
 
     Tool branch (the model called a tool): tag format + tool alignment + GT match on the final answer.
     No-tool branch: tag format + answer length + thinking closure/length + optional reward model.
     Both: -0.5 if unfinished, and the 3-gram repetition penalty on the final answer.
-    The expected number of calls is len(expect_tools) when the data gives it, else len(gt) (the design's rule).
-    Guards (when given): repeated calls, a tool called when none is needed (expect_tools == [], or no
-    expect_tools and no GT), calls past the expected number.
+    The expected number of calls is len(expect_tools) when the data gives it, else len(gt) (the design's
+    rule). Guards (when given): repeated calls, a tool called when none is needed (expect_tools == [], or no
+    expect_tools and no GT), calls past the expected number; and the two fixes of RewardGuards, which read
+    `categories` (one per prompt) to know a correction task.
     """
+    guards = guards or RewardGuards.design()
     rewards = []
     for k, traj in enumerate(trajectories):
         i = k // num_generations
@@ -761,6 +778,10 @@ def calculate_rewards(trajectories, gt_batch, tools_batch, num_generations, rewa
         calls = [c for turn in traj.turns for c in parse_tool_calls(turn)]
         if calls:
             r.tool_alignment = tool_alignment_score(calls, tools, expected_calls)
+            direct = guards.direct_correction and categories is not None and categories[i] == "correction"
+            if direct and expected_calls > 1:  # the fixed call alone solves it
+                direct_score = tool_alignment_score(calls, tools, expected_calls - 1)
+                r.tool_alignment = max(r.tool_alignment, direct_score)
             r.gt_match = gt_match_score(answer, gt)
         else:
             r.length = length_score(answer)
@@ -769,8 +790,9 @@ def calculate_rewards(trajectories, gt_batch, tools_batch, num_generations, rewa
             if reward_model is not None:
                 r.reward_model = reward_model.score(traj.messages, answer)
         r.unfinished = -UNFINISHED_PENALTY if traj.unfinished else 0.0
-        r.repetition = repetition_penalty(answer)
-        if guards is not None and calls:
+        correct = bool(gt) and r.gt_match == GT_WEIGHT
+        r.repetition = 0.0 if guards.spare_correct_repetition and correct else repetition_penalty(answer)
+        if calls:
             needs_no_tool = expect == [] if expect is not None else not gt
             r.repeat_call = -guards.repeat_call * count_repeated_calls(calls)
             r.needless_call = -guards.needless_call if needs_no_tool else 0.0
@@ -848,7 +870,8 @@ def add_rollout_args(parser):
     parser.add_argument("--max_total_len", type=int, default=2500, help="tokens per trajectory, all turns")
     parser.add_argument("--max_tool_tokens", type=int, default=256, help="a tool result is cut to this")
     parser.add_argument("--tool_timeout", type=float, default=1.0, help="seconds per tool call")
-    parser.add_argument("--thinking_ratio", type=float, default=0.1, help="share of trajectories that think")
+    parser.add_argument("--thinking_ratio", type=float, default=0.0,
+                        help="share of trajectories that think (the evaluation never does)")
     parser.add_argument("--temperature", type=float, default=0.8, help="rollout sampling temperature")
     parser.add_argument("--top_p", type=float, default=1.0)
     parser.add_argument("--rollout_engine", default="torch", choices=["torch", "sglang"],
@@ -868,6 +891,10 @@ def add_reward_args(parser):  # the reward-hacking guards: 0 disables one; all 0
                         help="for calling any tool on a question that needs none")
     parser.add_argument("--extra_call_cost", type=float, default=RewardGuards.extra_calls,
                         help="per call past the expected number")
+    parser.add_argument("--direct_correction", type=int, default=1, choices=[0, 1],
+                        help="a correction task solved without the failing call scores as aligned")
+    parser.add_argument("--spare_correct_repetition", type=int, default=1, choices=[0, 1],
+                        help="no repetition penalty on an answer that holds every GT string")
 
 
 def add_training_args(parser):
@@ -886,6 +913,9 @@ def add_training_args(parser):
     # --- optimisation ---
     parser.add_argument("--category_weights", default="",
                         help="prompt sampling weights by category, e.g. 'parallel=2,chained=2' (others 1)")
+    parser.add_argument("--max_draws", type=int, default=1,
+                        help="dynamic sampling (DAPO): a step draws up to this many batches of prompts, "
+                             "until --batch_size of its groups have rewards that are not all equal (1 = off)")
     parser.add_argument("--skip_zero_std", type=int, default=1, choices=[0, 1],
                         help="leave groups whose rewards are all equal out of the update (no policy signal)")
     parser.add_argument("--epochs", type=int, default=1)
@@ -906,6 +936,9 @@ def add_training_args(parser):
                         help="divide each group's centred rewards by its std (group) or not (none)")
     parser.add_argument("--grad_clip", type=float, default=1.0)
     parser.add_argument("--train_micro_batch", type=int, default=8, help="sequences per forward/backward")
+    parser.add_argument("--loss_norm", default="sequence", choices=["sequence", "token"],
+                        help="the loss is the mean over sequences of each one's token mean (sequence), or "
+                             "the mean over all model-written tokens of the batch (token)")
     # --- runtime ---
     parser.add_argument("--device", default="auto")
     parser.add_argument("--dtype", default=None, choices=["float32", "bfloat16", "float16"],
@@ -989,8 +1022,8 @@ class TrainBatch:
 
 def truncate_for_training(prompt_len, ids, mask, logps, max_len):
     """Fit prompt + trajectory into max_len: drop whole middle turns (a model turn with its tool turn),
-    earliest
-    first, so the system/tools prompt and the final answer survive; cut the end only as a last resort.
+    earliest first, so the system/tools prompt and the final answer survive; cut the end only as a last
+    resort.
     (Tokens kept after a dropped turn keep their sampling log-probs.)"""
     if prompt_len + len(ids) <= max_len:
         return ids, mask, logps
@@ -1066,8 +1099,10 @@ def policy_loss(logps, old_logps, ref_logps, advantages, mask, args):
     # k3 estimator of KL(policy || reference): exp(ref - logp) - (ref - logp) - 1 >= 0
     delta = ref_logps - logps
     kl = torch.exp(delta) - delta - 1
-    per_token = pg + args.beta * kl
-    per_seq = (per_token * mask).sum(1) / mask.sum(1).clamp(min=1)
+    per_token = (pg + args.beta * kl) * mask
+    if getattr(args, "loss_norm", "sequence") == "token":
+        return per_token.sum(), ratio.detach(), kl.detach()  # normalised by the batch's token count later
+    per_seq = per_token.sum(1) / mask.sum(1).clamp(min=1)
     return per_seq.mean(), ratio.detach(), kl.detach()
 
 
@@ -1120,6 +1155,56 @@ class UpdateStats:
     kls: torch.Tensor
 
 
+@dataclass
+class StepGroups:
+    """The prompt groups of one step: rollouts, rewards and advantages (phases 1-3), and what was drawn."""
+    items: list
+    trajs: list
+    rewards: list
+    advantages: torch.Tensor
+    group_std: torch.Tensor
+    rank_share: RankShare  # this rank's prompts (all chunks together)
+    chunks: int  # batches of the epoch this step consumed (more than 1 only with dynamic sampling)
+    prompts: list  # every prompt drawn (global dataset indices)
+    informative: int  # groups whose rewards are not all equal, all ranks together
+    rollout_s: float
+
+
+def collect_groups(state: TrainState, dataset, batches, b: int) -> StepGroups:
+    """Phases 1-3 on batch b: rollout, reward, advantages. With dynamic sampling (--max_draws > 1, DAPO) the
+    step goes on drawing the next batches while fewer than --batch_size of its groups are informative
+    (rewards not all equal), up to --max_draws batches; the groups without signal are left out of the update
+    by --skip_zero_std. Every rank draws the same batches, so the ranks stay in step."""
+    args, G, t0 = state.args, state.args.num_generations, time.time()
+    items, trajs, rewards, advs, stds, mine, n_global, prompts = [], [], [], [], [], [], 0, []
+    informative, chunks, filler = 0, 0, True
+    while b + chunks < len(batches) and (chunks == 0 or (chunks < args.max_draws
+                                                         and informative < args.batch_size)):
+        share = split_batch(batches[b + chunks], state.dist)  # this rank's prompts: groups never span ranks
+        chunks, n_global, prompts = chunks + 1, n_global + share.n_global, prompts + list(batches[b + chunks])
+        n_informative = 0.0
+        if not (share.filler and chunks > 1):  # a rank without prompts in a later batch skips it
+            chunk = [dataset[i] for i in share.indices]
+            t = rollout_phase(state, chunk)  # Phase 1: multi-turn rollout with the current policy
+            # Phase 2: tool-aware rewards, each term kept for the log
+            r = calculate_rewards(t, [it["gt"] for it in chunk], [it["tools"] for it in chunk], G,
+                                  state.reward_model, [it["expect_tools"] for it in chunk], state.guards,
+                                  [it["category"] for it in chunk])
+            # Phase 3: group-normalised advantages (a group whose rewards are all equal gets 0: no signal)
+            totals = torch.tensor([x.total for x in r])
+            adv, std = group_advantages(totals, G, args.adv_clip, args.scale_rewards)
+            if filler and not share.filler:  # real prompts replace the filler of a first batch
+                items, trajs, rewards, advs, stds, mine = [], [], [], [], [], []
+            filler = filler and share.filler
+            items, trajs, rewards = items + chunk, trajs + t, rewards + r
+            advs, stds, mine = advs + [adv], stds + [std], mine + list(share.indices)
+            n_informative = float((std >= 1e-6).sum()) * share.weight
+        informative += round(all_ranks_sum(n_informative, state.dist))
+    rank_share = RankShare(mine, n_global, filler=filler)
+    return StepGroups(items, trajs, rewards, torch.cat(advs), torch.cat(stds), rank_share, chunks, prompts,
+                      informative, time.time() - t0)
+
+
 def rollout_phase(state: TrainState, items) -> list:
     """Phase 1: num_generations trajectories per prompt with the current policy (no gradient)."""
     args = state.args
@@ -1132,8 +1217,9 @@ def rollout_phase(state: TrainState, items) -> list:
 def policy_update(state: TrainState, trajs, advantages, group_std, rank_share) -> UpdateStats:
     """Phase 4: policy and reference log-probs of the trajectories, the CISPO/GRPO loss, backward.
 
-    A group whose rewards are all equal has zero advantage everywhere: with --skip_zero_std it is left out (its
-    only gradient would be the KL term). Micro-batches of --train_micro_batch sequences bound the memory."""
+    A group whose rewards are all equal has zero advantage everywhere: with --skip_zero_std it is left out
+    (its only gradient would be the KL term). Micro-batches of --train_micro_batch sequences bound
+    the memory."""
     args, tok = state.args, state.tokenizer
     G = args.num_generations
     keep = [k for k in range(len(trajs)) if not (args.skip_zero_std and group_std[k // G] < 1e-6)]
@@ -1146,6 +1232,8 @@ def policy_update(state: TrainState, trajs, advantages, group_std, rank_share) -
     if keep:
         batch = build_train_batch([trajs[k] for k in keep], advantages[keep], tok.pad_token_id,
                                   tok.eos_token_id, args.max_total_len)
+    if args.loss_norm == "token":  # the mean over the global batch's model-written tokens
+        n_tokens = all_ranks_sum(float(batch.completion_mask.sum()) * weight if keep else 0.0, state.dist)
     for s in range(0, len(keep), args.train_micro_batch):
         sl = slice(s, s + args.train_micro_batch)
         ids, mask = batch.input_ids[sl].to(args.device), batch.completion_mask[sl].to(args.device)
@@ -1157,7 +1245,10 @@ def policy_update(state: TrainState, trajs, advantages, group_std, rank_share) -
                 logps = compute_per_token_logps(state.train_model, ids, n_keep, temperature=args.temperature)
             loss, ratio, kl = policy_loss(logps, batch.old_logps[sl].to(args.device), ref_logps,
                                           batch.advantages[sl].to(args.device), mask, args)
-            share = loss_share(ids.shape[0], weight, state.dist.world_size, n_trained)
+            if args.loss_norm == "token":
+                share = weight * state.dist.world_size / max(n_tokens, 1.0)
+            else:
+                share = loss_share(ids.shape[0], weight, state.dist.world_size, n_trained)
             (loss * share / args.accumulation_steps).backward()
         loss_sum += loss.item() * share
         if weight:
@@ -1190,9 +1281,12 @@ def optimizer_step(state: TrainState, loss: float):
     return stepped, grad_norm
 
 
-def step_record(state: TrainState, epoch, items, trajs, rewards, advantages, group_std, update: UpdateStats,
-                stepped, grad_norm, times) -> dict:
-    """Phase 6: the step's full record for the metrics file: every reward term, the behaviour, the update."""
+def step_record(state: TrainState, epoch, groups: StepGroups, update: UpdateStats, stepped, grad_norm,
+                step_s) -> dict:
+    """Phase 6: the step's full record for the metrics file: every reward term, the behaviour, the update,
+    and the prompts drawn (dataset indices: with the seed, they replay the step)."""
+    items, trajs, rewards = groups.items, groups.trajs, groups.rewards
+    advantages, group_std = groups.advantages, groups.group_std
     expected = [len(it["expect_tools"]) if it["expect_tools"] is not None else len(it["gt"]) for it in items]
     ratio, kl = update.ratios, update.kls
     return {
@@ -1209,11 +1303,14 @@ def step_record(state: TrainState, epoch, items, trajs, rewards, advantages, gro
         "skipped_nonfinite": state.skipped_nonfinite,
         "ratio_mean": ratio.mean().item() if ratio.numel() else 1.0,
         "ratio_max": ratio.max().item() if ratio.numel() else 1.0,
-        "lr": state.optimizer.param_groups[0]["lr"], "rollout_s": times[0], "step_s": times[1],
+        "lr": state.optimizer.param_groups[0]["lr"], "rollout_s": groups.rollout_s, "step_s": step_s,
+        "prompts_drawn": len(groups.prompts), "informative_groups": groups.informative,
+        "informative_share": groups.informative / max(1, len(groups.prompts)),
+        "prompts": list(groups.prompts),
     }
 
 
-TERMINAL_KEYS = ["reward", "r_gt_match", "tool_success", "kl", "zero_std_groups", "loss", "step_s"]
+TERMINAL_KEYS = ["reward", "r_gt_match", "tool_success", "kl", "informative_share", "loss", "step_s"]
 
 
 def log_step(state: TrainState, record: dict, bar):
@@ -1227,9 +1324,10 @@ def log_step(state: TrainState, record: dict, bar):
 
 
 def rl_train_epoch(state: TrainState, dataset, batches, epoch: int, start_batch: int = 0) -> int:
-    """One pass over `batches` (lists of dataset indices), one optimizer step per accumulation_steps batches.
-    Returns the index of the first batch not trained on (len(batches) when the epoch is complete)."""
-    args, G = state.args, state.args.num_generations
+    """One pass over `batches` (lists of dataset indices), one optimizer step per --accumulation_steps
+    collections (a collection is one batch, or up to --max_draws with dynamic sampling). Returns the index
+    of the first batch not trained on (len(batches) when the epoch is complete)."""
+    args = state.args
     bar = tqdm(
         total=state.total_steps,
         initial=state.step,
@@ -1237,43 +1335,33 @@ def rl_train_epoch(state: TrainState, dataset, batches, epoch: int, start_batch:
         dynamic_ncols=True,
         disable=not state.dist.is_main,
     )
-    next_batch = start_batch
+    b = next_batch = start_batch
     state.prompts_done = sum(len(batch) for batch in batches[:start_batch])
-    for b in range(start_batch, len(batches)):
+    while b < len(batches):
         state.stop_requested = all_ranks_any(state.stop_requested, state.dist)  # a signal reaches all ranks
         if state.step >= state.total_steps or state.stop_requested:  # ... but not always at the same step
             break
-        next_batch, t0 = b + 1, time.time()
-        rank_share = split_batch(batches[b], state.dist)  # this rank's prompts: groups never span ranks
-        items = [dataset[i] for i in rank_share.indices]
-
-        # Phase 1: multi-turn rollout with the current policy
-        trajs = rollout_phase(state, items)
-        t_rollout = time.time() - t0
-        # Phase 2: tool-aware rewards, each term kept for the log
-        rewards = calculate_rewards(trajs, [it["gt"] for it in items], [it["tools"] for it in items], G,
-                                    state.reward_model, [it["expect_tools"] for it in items], state.guards)
-        # Phase 3: group-normalised advantages (a group whose rewards are all equal gets 0: no signal)
-        totals = torch.tensor([r.total for r in rewards])
-        advantages, group_std = group_advantages(totals, G, args.adv_clip, args.scale_rewards)
+        t0 = time.time()
+        # Phases 1-3: multi-turn rollout with the current policy, tool-aware rewards, group advantages
+        # (with --max_draws > 1, more prompts until the step has --batch_size informative groups)
+        groups = collect_groups(state, dataset, batches, b)
+        b = next_batch = b + groups.chunks
         # Phase 4: the CISPO/GRPO loss on the model's tokens, with KL to the reference; backward
-        update = policy_update(state, trajs, advantages, group_std, rank_share)
+        update = policy_update(state, groups.trajs, groups.advantages, groups.group_std, groups.rank_share)
         state.micro_step += 1
-        state.prompts_done += rank_share.n_global
+        state.prompts_done += groups.rank_share.n_global
         # Phase 5: the optimizer step
         stepped, grad_norm = optimizer_step(state, update.loss)
         bar.update(int(state.micro_step % args.accumulation_steps == 0))
-        # Phase 6: log (averaged over all ranks' batches; which prompts were trained on)
-        record = step_record(state, epoch, items, trajs, rewards, advantages, group_std, update, stepped,
-                             grad_norm, (t_rollout, time.time() - t0))
-        record = average_record(record, len(trajs) * rank_share.weight, state.dist)
-        record["prompts"] = list(batches[b])
+        # Phase 6: log (averaged over all ranks' batches; which prompts were drawn)
+        record = step_record(state, epoch, groups, update, stepped, grad_norm, time.time() - t0)
+        record = average_record(record, len(groups.trajs) * groups.rank_share.weight, state.dist)
         log_step(state, record, bar)
         if args.debug_mode and state.step % args.debug_interval == 0 and state.dist.is_main:
-            debug_print(state, trajs, rewards)
+            debug_print(state, groups.trajs, groups.rewards)
         # Phase 7: save and evaluate
         if stepped and state.step % args.save_interval == 0 and state.dist.is_main:
-            save_checkpoints(state, epoch, b + 1)
+            save_checkpoints(state, epoch, b)
         if stepped and args.eval_interval > 0 and state.step % args.eval_interval == 0:
             periodic_eval_on_rank0(state)
     bar.close()
@@ -1340,8 +1428,8 @@ def save_profiled(state: TrainState, name: str, profile: dict):
 
 def periodic_eval(state: TrainState):
     """Evaluate; save the checkpoint with its profile as {save_weight}_step{N}; keep {save_weight}_best by
-    task
-    completion; with --rollback_drop, go back to the best weights when completion falls too far below it."""
+    task completion; with --rollback_drop, go back to the best weights when completion falls too far
+    below it."""
     args = state.args
     profile = behaviour_profile(evaluate_policy(state), state.step)
     completion = profile["task_completion"]
@@ -1436,7 +1524,8 @@ def build_state(args, dist_info) -> tuple:
         total_steps = min(total_steps, args.max_steps)
     state = TrainState(model, ref_model, engine, tokenizer, optimizer, args, total_steps, reward_model,
                        dist=dist_info)
-    state.guards = RewardGuards(args.repeat_call_penalty, args.needless_call_penalty, args.extra_call_cost)
+    state.guards = RewardGuards(args.repeat_call_penalty, args.needless_call_penalty, args.extra_call_cost,
+                                bool(args.direct_correction), bool(args.spare_correct_repetition))
     if args.eval_interval > 0:
         state.eval_cases = load_cases(args.eval_cases, TOOL_NAMES)
     return state, dataset, n_batches

@@ -9,13 +9,14 @@ steps; the weights with the best validation loss are saved to out/{save_weight}_
 
 Run (scripts/cold_start.py runs it after pretraining, with --from_weight pretrain):
     python trainer/train_full_sft.py
-The shipped out/full_sft_256.pth predates the pretraining stage: it was trained from random weights for 8 epochs
-on the 6,000 conversations of the first data generator (docs/experiments_v1.md).
+The shipped out/full_sft_256.pth predates the pretraining stage: it was trained from random weights for 8
+epochs on the 6,000 conversations of the first data generator (docs/experiments_v1.md).
 Resume a killed run:
     python trainer/train_full_sft.py --from_resume 1
 Incremental SFT (the data flywheel): start from a checkpoint, learn new conversations, rehearse old ones:
     python trainer/train_full_sft.py --from_weight agent_best --data_path dataset/rs_agent.jsonl \
-        --mix_path dataset/sft_agent.jsonl --mix_ratio 0.5 --save_weight flywheel_sft --epochs 2 --learning_rate 2e-4
+        --mix_path dataset/sft_agent.jsonl --mix_ratio 0.5 --save_weight flywheel_sft \
+        --epochs 2 --learning_rate 2e-4
 Several processes (DistributedDataParallel; each takes its slice of every batch of --batch_size):
     torchrun --nproc_per_node 2 trainer/train_full_sft.py
 """
@@ -39,8 +40,8 @@ from dataset.lm_dataset import LengthGroupedSampler, SFTDataset, mix_in, sft_col
 from model.model_minimind import count_parameters, save_minimind, weight_path
 from trainer.trainer_utils import (
     add_model_args, add_runtime_args, all_ranks_any, all_ranks_sum, autocast, barrier, close_distributed,
-    cosine_lr, grad_sync, init_distributed, init_model, load_resume, resolve_runtime, resume_path, save_resume,
-    set_rank_seed, set_rng_state, set_seed, split_batch, wrap_ddp,
+    cosine_lr, grad_sync, init_distributed, init_model, load_resume, resolve_runtime, resume_path,
+    save_resume, set_rank_seed, set_rng_state, set_seed, split_batch, wrap_ddp,
 )
 
 
@@ -126,8 +127,7 @@ def count_labels(samples) -> int:
 
 def ensure_data(args):
     """The SFT files are generated (deterministically, in about a minute) rather than shipped: make them on
-    first
-    use, by running the generator (a script, so the trainer imports nothing from scripts/)."""
+    first use, by running the generator (a script, so the trainer imports nothing from scripts/)."""
     missing = [p for p in (args.data_path, args.val_path, args.mix_path) if p and not os.path.exists(p)]
     if not missing:
         return

@@ -29,8 +29,8 @@ from tqdm import tqdm
 from dataset.lm_dataset import PretrainDataset
 from model.model_minimind import count_parameters, save_minimind, weight_path
 from trainer.trainer_utils import (
-    add_model_args, add_runtime_args, autocast, cosine_lr, init_model, load_resume, resolve_runtime, resume_path,
-    save_resume, set_rng_state, set_seed,
+    add_model_args, add_runtime_args, autocast, cosine_lr, init_model, load_resume, resolve_runtime,
+    resume_path, save_resume, set_rng_state, set_seed,
 )
 
 

@@ -1,28 +1,29 @@
 """
 Train the project's tokenizer: a byte-level BPE with a 6400-token vocabulary, plus the tool chat template.
 
-Writes model/tokenizer.json and model/tokenizer_config.json, loadable with AutoTokenizer.from_pretrained("model").
+Writes model/tokenizer.json and model/tokenizer_config.json, loadable with
+AutoTokenizer.from_pretrained("model").
 
 Fixed ids: <|endoftext|> 0 (pad/unk), <|im_start|> 1 (bos), <|im_end|> 2 (eos). The tool and thinking tags
-<tool_call> </tool_call> <tool_response> </tool_response> <think> </think> are single tokens (ids 3..8) that are
-not "special", so they survive decode(skip_special_tokens=True).
+<tool_call> </tool_call> <tool_response> </tool_response> <think> </think> are single tokens (ids 3..8) that
+are not "special", so they survive decode(skip_special_tokens=True).
 
 Pre-tokenization is built for copying, the skill tool use needs most (an entity from the question into the
-call's arguments, a value from the tool result into the answer): every Chinese character, every digit and every
-newline is its own piece, and ASCII words are pieces of their own, apart from spaces and punctuation, so
+call's arguments, a value from the tool result into the answer): every Chinese character, every digit and
+every newline is its own piece, and ASCII words are pieces of their own, apart from spaces and punctuation, so
 "Paris", "北京" or "9472" are the same tokens in the question, the arguments, the result and the answer. Only a
 JSON key keeps its quotes and colon (' {"location":' can be one token), which keeps tool schemas short.
 Consequences the trainers rely on:
-  - tokenize(a + b) == tokenize(a) + tokenize(b) whenever a ends with "\n" or a tag: the chat template puts such a
-    boundary at every turn edge, so multi-turn ids can be appended instead of re-tokenized;
+  - tokenize(a + b) == tokenize(a) + tokenize(b) whenever a ends with "\n" or a tag: the chat template puts
+    such a boundary at every turn edge, so multi-turn ids can be appended instead of re-tokenized;
   - a value copied from one place to another is the same token ids.
 
-The corpus is the project's own generated data (scripts/make_agent_data.py), rendered through the chat template,
-plus the Chinese characters of GB2312 (taken from Python's codec), so nothing is downloaded.
+The corpus is the project's own generated data (scripts/make_agent_data.py), rendered through the chat
+template, plus the Chinese characters of GB2312 (taken from Python's codec), so nothing is downloaded.
 
 Run:
     python trainer/train_tokenizer.py                  # train BPE + write the template
-    python trainer/train_tokenizer.py --template_only  # rewrite only the chat template in tokenizer_config.json
+    python trainer/train_tokenizer.py --template_only  # rewrite only the template (tokenizer_config.json)
 """
 import argparse
 import json
@@ -52,8 +53,8 @@ TAG_TOKENS = ["<tool_call>", "</tool_call>", "<tool_response>", "</tool_response
 #   <|im_start|>tool\n<tool_response>\n{result json}\n</tool_response><|im_end|>\n
 #   <|im_start|>assistant\n<think>\n\n</think>\n\n{answer}<|im_end|>\n
 #
-# Assistant turns always carry a think block, so rendering is prefix-stable: messages[:k] + the generation prompt
-# is a prefix of the full rendering. The generation prompt opens the think block ("<think>\n") when
+# Assistant turns always carry a think block, so rendering is prefix-stable: messages[:k] + the generation
+# prompt is a prefix of the full rendering. The generation prompt opens the think block ("<think>\n") when
 # open_thinking=True and pre-fills an empty one otherwise. An assistant message whose content already starts
 # with "<think>" (raw model output recorded by a rollout) is emitted verbatim. Consecutive tool messages share
 # one tool turn.
@@ -95,8 +96,8 @@ CHAT_TEMPLATE = r"""
                 {%- set fn = call.function if call.function is defined else call -%}
                 {%- if content or not loop.first -%}{{- '\n' -}}{%- endif -%}
                 {{- '<tool_call>\n{"name": ' + (fn.name | tojson) + ', "arguments": ' -}}
-                {%- if fn.arguments is string -%}{{- fn.arguments -}}{%- else -%}{{- fn.arguments | tojson -}}{%- endif -%}
-                {{- '}\n</tool_call>' -}}
+                {%- if fn.arguments is string -%}{{- fn.arguments -}}{%- else -%}{{- fn.arguments | tojson
+                -}}{%- endif -%} {{- '}\n</tool_call>' -}}
             {%- endfor -%}
         {%- endif -%}
         {{- '<|im_end|>\n' -}}
@@ -165,7 +166,8 @@ def render(messages, tools=None, add_generation_prompt=False, open_thinking=Fals
 
 
 def split_system_tools(conversations):
-    """The design's data format keeps the tools on the system message as a JSON string (or a list); lift them out."""
+    """The design's data format keeps the tools on the system message as a JSON string (or a list); lift
+    them out."""
     messages = [dict(m) for m in conversations]
     tools = None
     if messages and messages[0].get("role") == "system" and "tools" in messages[0]:
@@ -234,7 +236,8 @@ def train_bpe(corpus_paths, vocab_size: int):
 
 
 def main():
-    parser = argparse.ArgumentParser(description="Train the byte-level BPE tokenizer and write the chat template")
+    parser = argparse.ArgumentParser(
+        description="Train the byte-level BPE tokenizer and write the chat template")
     parser.add_argument("--data", nargs="+",
                         default=["dataset/sft_agent.jsonl", "dataset/agent_rl.jsonl"],
                         help="JSONL files with 'conversations' (the held-out eval set is never used)")

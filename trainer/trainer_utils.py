@@ -33,7 +33,8 @@ DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch
 def add_model_args(parser):
     """--hidden_size / --num_hidden_layers / --use_moe, defaulting to the CPU preset (the shipped model)."""
     parser.add_argument("--hidden_size", type=int, default=DEFAULT_HIDDEN_SIZE, help="model width")
-    parser.add_argument("--num_hidden_layers", type=int, default=DEFAULT_NUM_LAYERS, help="transformer blocks")
+    parser.add_argument("--num_hidden_layers", type=int, default=DEFAULT_NUM_LAYERS,
+                        help="transformer blocks")
     parser.add_argument("--use_moe", type=int, default=0, choices=[0, 1], help="mixture-of-experts MLP")
 
 
@@ -44,8 +45,10 @@ def add_runtime_args(parser, log_interval: int, eval_interval: int, save_interva
                         help="autocast dtype (default: bfloat16 on CPU)")
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--log_interval", type=int, default=log_interval)
-    parser.add_argument("--eval_interval", type=int, default=eval_interval, help="steps between validation passes")
-    parser.add_argument("--save_interval", type=int, default=save_interval, help="steps between resume checkpoints")
+    parser.add_argument("--eval_interval", type=int, default=eval_interval,
+                        help="steps between validation passes")
+    parser.add_argument("--save_interval", type=int, default=save_interval,
+                        help="steps between resume checkpoints")
     parser.add_argument("--max_steps", type=int, default=-1, help="stop after this many optimizer steps")
     parser.add_argument("--from_resume", type=int, default=0, choices=[0, 1])
 
@@ -109,23 +112,23 @@ def model_config(args, **overrides) -> MiniMindConfig:
 
 
 def init_model(args, from_weight: str, save_dir: str, device: str = "cpu", **config_overrides):
-    """Tokenizer + model: random init for from_weight 'none', else {save_dir}/{from_weight}_{hidden}[_moe].pth,
-    a .pth file when from_weight is a path ending in .pth, or a transformers directory (MiniMind's own layout or
-    the Qwen3 layout of scripts/convert_model.py)."""
+    """Tokenizer + model: random init for from_weight 'none', else
+    {save_dir}/{from_weight}_{hidden}[_moe].pth, a .pth file when from_weight is a path ending in .pth, or a
+    transformers directory (MiniMind's own layout or the Qwen3 layout of scripts/convert_model.py)."""
     tokenizer = load_tokenizer()
     if from_weight != "none" and os.path.isdir(from_weight):
         model = load_model_dir(from_weight)
     elif from_weight != "none":
         config = model_config(args, **config_overrides)
-        path = from_weight if from_weight.endswith(".pth") else weight_path(save_dir, from_weight,
-                                                                             config.hidden_size, config.use_moe)
+        path = from_weight if from_weight.endswith(".pth") else \
+            weight_path(save_dir, from_weight, config.hidden_size, config.use_moe)
         model = load_minimind(path, config)
     else:
         model = MiniMindForCausalLM(model_config(args, **config_overrides))
     return model.to(device), tokenizer
 
 
-# --- resume checkpoints --------------------------------------------------------------------------------------
+# --- resume checkpoints -------------------------------------------------------------------------------------
 
 def rng_state() -> dict:
     state = {"python": random.getstate(), "numpy": np.random.get_state(), "torch": torch.get_rng_state()}
@@ -178,9 +181,10 @@ def load_resume(path: str):
     return torch.load(path, map_location="cpu", weights_only=False)
 
 
-# --- multi-process training (torchrun) ------------------------------------------------------------------------
-# `torchrun --nproc_per_node N script.py ...` starts N copies of a trainer with RANK / WORLD_SIZE / LOCAL_RANK
-# set. Each rank trains on its share of every global batch; DistributedDataParallel averages the gradients.
+# --- multi-process training (torchrun) ---------------------------------------------------------------
+# `torchrun --nproc_per_node N script.py ...` starts N copies of a trainer with RANK / WORLD_SIZE /
+# LOCAL_RANK set. Each rank trains on its share of every global batch; DistributedDataParallel averages
+# the gradients.
 # Run as a plain script, none of this does anything.
 
 
@@ -244,8 +248,8 @@ def wrap_ddp(model, info: DistInfo, find_unused_parameters: bool = False):
         no_buffer_sync = {"forward_sync_buffers": False}  # the newer name of the option
     else:
         no_buffer_sync = {"broadcast_buffers": False}
-    return DistributedDataParallel(model, device_ids=device_ids, find_unused_parameters=find_unused_parameters,
-                                   **no_buffer_sync)
+    return DistributedDataParallel(model, device_ids=device_ids,
+                                   find_unused_parameters=find_unused_parameters, **no_buffer_sync)
 
 
 def grad_sync(train_model, sync: bool):

@@ -1,0 +1,1984 @@
+"""
+The phrasing tables of scripts/make_agent_data.py: how users name things and ask for them, and how answers
+read. Data only; the generator draws from it.
+
+    *_NAMES, *_PLACES, ...   display names of the tool world's canonical cities, timezones, currencies, units
+    *_Q                      user templates of one intent: {"train": {lang: [...]}, "eval": {lang: [...]}}
+    NO_TOOL_*                no_tool questions ("train" kinds hold (question, answer) pairs; eval: questions)
+    OPENERS, CLOSERS, ...    train-only variety around a prompt
+    *_A                      answer templates (train style, also the RL reference answer)
+
+The "train" lists hold the SFT and the RL phrasings together; carve_rl (at the end) splits them (every
+fifth is RL's), and "eval" lists are the held-out set's alone. make_agent_data.check_phrasings refuses data
+where one phrasing sits in two splits, naming both tables. To add a phrasing, append it to a list: the shipped
+RL pool and held-out sets change only when an "rl" or "eval" phrasing does.
+"""
+
+from trainer.train_agent import (
+    EXCHANGE_RATES,
+    LOCATION_HINTS,
+    TIME_DATA,
+    TOOLS,
+    TRANSLATIONS,
+    UNIT_FACTORS,
+    WEATHER_DATA,
+    exchange_rate,
+)
+
+LANGS = ("zh", "en")
+TOOL_NAMES = [t["function"]["name"] for t in TOOLS]
+
+SYSTEM_PROMPTS = [
+    "你是一个有用的AI助手。",
+    "你是 MiniMind,一个乐于助人的智能助手。",
+    "你是一个可以调用工具的AI助手,需要时请使用工具。",
+    "You are a helpful assistant.",
+    "You are MiniMind, a helpful AI assistant.",
+    "You are an AI assistant that can call tools when needed.",
+]
+# what a tool-calling turn may say, by kind of turn: first call, next call of a chain, retry after an error
+PREFACES = {
+    "first": {
+        "zh": ["我来查一下。", "好的,我调用工具看看。", "稍等,我来处理。"],
+        "en": ["Let me check.", "Sure, let me look that up.", "One moment."],
+    },
+    "next": {
+        "zh": ["拿到结果了,再算一步。", "接着调用下一个工具。"],
+        "en": ["Got it, one more step.", "Now the next call."],
+    },
+    "retry": {
+        "zh": ["按提示修改参数再试一次。", "换个参数重试。"],
+        "en": ["Let me retry as the hint says.", "Retrying with fixed arguments."],
+    },
+}
+
+# ==========================================================================================================
+# How users name things (the calls always use the canonical names of the tool world)
+# ==========================================================================================================
+
+# canonical city (as in WEATHER_DATA) -> (Chinese name, English name)
+CITY_NAMES = {
+    "北京": ("北京", "Beijing"),
+    "上海": ("上海", "Shanghai"),
+    "广州": ("广州", "Guangzhou"),
+    "深圳": ("深圳", "Shenzhen"),
+    "杭州": ("杭州", "Hangzhou"),
+    "成都": ("成都", "Chengdu"),
+    "武汉": ("武汉", "Wuhan"),
+    "南京": ("南京", "Nanjing"),
+    "西安": ("西安", "Xi'an"),
+    "重庆": ("重庆", "Chongqing"),
+    "Tokyo": ("东京", "Tokyo"),
+    "New York": ("纽约", "New York"),
+    "London": ("伦敦", "London"),
+    "Paris": ("巴黎", "Paris"),
+    "Sydney": ("悉尼", "Sydney"),
+}
+WEATHER_CITIES = list(WEATHER_DATA)
+if sorted(CITY_NAMES) != sorted(WEATHER_CITIES):
+    raise ValueError("CITY_NAMES: every city of WEATHER_DATA needs display names, and no other city")
+# IANA timezone -> (Chinese place names, English place names)
+TIME_PLACES = {
+    "Asia/Shanghai": (["北京", "上海", "中国"], ["Beijing", "Shanghai", "China"]),
+    "Asia/Tokyo": (["东京", "日本"], ["Tokyo", "Japan"]),
+    "America/New_York": (["纽约"], ["New York"]),
+    "Europe/London": (["伦敦", "英国"], ["London", "the UK"]),
+    "Europe/Paris": (["巴黎", "法国"], ["Paris", "France"]),
+    "Australia/Sydney": (["悉尼"], ["Sydney"]),
+}
+TIMEZONES = list(TIME_DATA)
+if sorted(TIME_PLACES) != sorted(TIMEZONES):
+    raise ValueError("TIME_PLACES: every timezone of TIME_DATA needs place names, and no other timezone")
+# weather city -> its timezone, for "time and weather in X" questions
+CITY_TIMEZONES = {
+    "北京": "Asia/Shanghai",
+    "上海": "Asia/Shanghai",
+    "Tokyo": "Asia/Tokyo",
+    "New York": "America/New_York",
+    "London": "Europe/London",
+    "Paris": "Europe/Paris",
+    "Sydney": "Australia/Sydney",
+}
+# currency code -> (Chinese name, English name)
+CURRENCY_NAMES = {
+    "USD": ("美元", "US dollar"),
+    "CNY": ("人民币", "Chinese yuan"),
+    "EUR": ("欧元", "euro"),
+    "GBP": ("英镑", "British pound"),
+    "JPY": ("日元", "Japanese yen"),
+    "AUD": ("澳元", "Australian dollar"),
+}
+# every listed pair and its reverse, in a fixed order
+CURRENCY_PAIRS = list(dict.fromkeys([p for a, b in EXCHANGE_RATES for p in ((a, b), (b, a))]))
+if any(exchange_rate(a, b) is None for a, b in CURRENCY_PAIRS):
+    raise ValueError("CURRENCY_PAIRS: a pair the tool world has no rate for")
+# canonical unit -> (Chinese words, English words)
+UNIT_NAMES = {
+    "km": (["公里", "千米", "km"], ["km", "kilometers"]),
+    "miles": (["英里"], ["miles"]),
+    "kg": (["公斤", "千克", "kg"], ["kg", "kilograms"]),
+    "pounds": (["磅"], ["pounds", "lbs"]),
+    "meters": (["米"], ["meters"]),
+    "feet": (["英尺"], ["feet"]),
+    "celsius": (["摄氏度"], ["degrees Celsius", "°C"]),
+    "fahrenheit": (["华氏度"], ["degrees Fahrenheit", "°F"]),
+}
+LENGTH_WEIGHT_PAIRS = list(UNIT_FACTORS)
+UNIT_PAIRS = LENGTH_WEIGHT_PAIRS + [("celsius", "fahrenheit"), ("fahrenheit", "celsius")]
+UNIT_RANGES = {
+    "km": (1, 1000),
+    "miles": (1, 600),
+    "kg": (1, 300),
+    "pounds": (1, 600),
+    "meters": (1, 5000),
+    "feet": (1, 9000),
+    "celsius": (-20, 45),
+    "fahrenheit": (-4, 110),
+}
+LANGUAGE_NAMES = {"english": (["英文", "英语"], ["English"]), "chinese": (["中文"], ["Chinese"])}
+TRANSLATION_ITEMS = list(TRANSLATIONS.items())
+WEEKDAY_ZH = {
+    "Monday": "星期一",
+    "Tuesday": "星期二",
+    "Wednesday": "星期三",
+    "Thursday": "星期四",
+    "Friday": "星期五",
+    "Saturday": "星期六",
+    "Sunday": "星期日",
+}
+# correction (a): places the weather service does not know but can point to their city
+HINT_PLACES = {"zh": list(LOCATION_HINTS), "en": [p for p in LOCATION_HINTS if p.isascii()]}
+# math operators as users write them
+OP_SYMBOLS = {"+": ["+"], "-": ["-"], "*": ["*", "×"], "/": ["/", "÷"]}
+OP_WORDS = {
+    "zh": {
+        "+": ["加", "加", " 加 ", "加上"],
+        "-": ["减", "减", " 减 ", "减去"],
+        "*": ["乘以", "乘以", "乘", " 乘 "],
+        "/": ["除以", " 除以 "],
+    },
+    "en": {
+        "+": [" plus "],
+        "-": [" minus ", " take away "],
+        "*": [" times ", " multiplied by "],
+        "/": [" divided by ", " over "],
+    },
+}
+POWER_WORDS = {"zh": {2: "的平方", 3: "的立方"}, "en": {2: " squared", 3: " cubed"}}
+
+# error category (SFT only): requests the tools cannot serve
+ERROR_CITIES = {
+    "zh": ["天津", "哈尔滨", "拉萨", "厦门", "柏林", "首尔"],
+    "en": ["Berlin", "Moscow", "Seoul", "Dubai", "Toronto", "Madrid"],
+}
+ERROR_CURRENCIES = {
+    "KRW": ("韩元", "Korean won"),
+    "INR": ("印度卢比", "Indian rupee"),
+    "CHF": ("瑞士法郎", "Swiss franc"),
+    "THB": ("泰铢", "Thai baht"),
+}
+ERROR_TEXTS = {
+    "zh": [
+        ("我明天要去上海出差", "english"),
+        ("这道菜太辣了", "english"),
+        ("周末一起去爬山吧", "english"),
+        ("Where is the train station", "chinese"),
+    ],
+    "en": [
+        ("Where is the train station", "chinese"),
+        ("The meeting is postponed", "chinese"),
+        ("I lost my keys", "chinese"),
+        ("这道菜太辣了", "english"),
+    ],
+}
+ERROR_TIMEZONES = [
+    ("莫斯科", "Moscow", "Europe/Moscow"),
+    ("迪拜", "Dubai", "Asia/Dubai"),
+    ("首尔", "Seoul", "Asia/Seoul"),
+    ("柏林", "Berlin", "Europe/Berlin"),
+]
+
+# ==========================================================================================================
+# User templates: "train" (SFT and RL) and "eval" (held out) lists never share a phrasing
+# ==========================================================================================================
+
+WEATHER_Q = {
+    "train": {
+        "zh": [
+            "{city}今天天气怎么样?",
+            "{city}现在天气如何?",
+            "帮我查一下{city}的天气。",
+            "{city}现在多少度?",
+            "我要去{city}出差,那边现在天气怎么样?",
+            "查询{city}天气",
+            "{city}冷不冷?",
+            "下周要去{city}玩,现在那边天气怎么样?",
+            "告诉我{city}的天气。",
+            "{city}下雨了吗?",
+            "{city}热不热?",
+            "现在{city}的气温是多少?",
+            "{city}的天气发我一下",
+            "{city}天气",
+            "明天早上要飞{city},那边现在天气咋样?",
+            "看下{city}天气",
+            "{city}的温度和湿度是多少?",
+            "我需要知道{city}现在的天气。",
+            "周末打算去{city}逛逛,先查查那边天气。",
+            "{city}那边天气好不好?",
+            "想知道{city}今天的天气",
+            "{city}今天适合出门吗?天气怎么样",
+            "请查询{city}的实时天气",
+            "{city}现在是晴天还是下雨?",
+            "给我说说{city}的天气情况",
+            "{city}天气如何,要带伞吗?",
+            "帮忙看一下{city}的气温",
+        ],
+        "en": [
+            "What's the weather like in {city}?",
+            "How is the weather in {city} right now?",
+            "Check the weather in {city} for me.",
+            "Is it cold in {city} today?",
+            "Weather in {city}?",
+            "What's the temperature in {city} now?",
+            "{city} weather today?",
+            "How hot is it in {city}?",
+            "Is it sunny in {city} right now?",
+            "I need the weather for {city}.",
+            "Tell me about the weather in {city}.",
+            "My flight lands in {city} tomorrow morning. How's the weather there now?",
+            "Heading to {city} next week for work - what's the weather like there?",
+            "Display the weather for {city}.",
+            "How humid is it in {city}?",
+            "Look up the weather in {city}.",
+            "Should I pack a jacket for {city}? What's the weather there?",
+            "{city}: what's the weather?",
+            "Weather check for {city}, please.",
+            "Weather update for {city}?",
+            "What's it like outside in {city} today?",
+            "Any rain in {city} right now?",
+            "Please check {city}'s weather.",
+            "Is it warm in {city} at the moment?",
+            "Current conditions in {city}?",
+            "Find out the weather in {city} for me.",
+            "How's {city} looking weather-wise today?",
+        ],
+    },
+    "eval": {
+        "zh": [
+            "麻烦查一下{city}眼下的天气",
+            "{city}当下天气状况怎么样?",
+            "请问{city}那边现在是什么天气?",
+            "{city}这会儿天气好吗?",
+            "想了解一下{city}当前的气温和天气状况。",
+            "出门前帮我看看{city}的天气吧",
+        ],
+        "en": [
+            "What are conditions like in {city} today?",
+            "Can you see what the weather is in {city}?",
+            "Could you tell me the current weather conditions in {city}?",
+            "Any idea what the weather is doing in {city} at the moment?",
+            "I'd like to know how warm it is in {city} now.",
+            "Give me {city}'s weather, please.",
+        ],
+    },
+}
+TIME_Q = {
+    "train": {
+        "zh": [
+            "{place}现在几点?",
+            "{place}现在几点了?",
+            "查一下{place}的当前时间。",
+            "{place}那边现在是什么时间?",
+            "现在{place}是几点钟?",
+            "{place}时间现在是多少?",
+            "告诉我{place}现在的时间。",
+            "我要给{place}的朋友打电话,那边现在几点?",
+            "{place}几点了",
+            "我的航班快到{place}了,当地现在几点?",
+            "{place}现在是上午还是下午?",
+            "跟{place}的同事开会前确认一下,那边现在几点?",
+            "现在{place}时间是几点?",
+            "查查{place}现在的时间",
+            "我需要{place}现在的时间",
+            "{place}现在是几点几分?",
+            "请告诉我{place}现在的时间",
+            "{place}那里几点了?",
+            "想知道{place}的当地时间",
+            "帮忙查一下{place}现在几点",
+            "{place}此时是几点?",
+            "现在{place}是几点几分?",
+            "{place}的时间是多少?",
+        ],
+        "en": [
+            "What time is it in {place}?",
+            "What's the current time in {place}?",
+            "Tell me the time in {place}.",
+            "What time is it now in {place}?",
+            "Current time in {place}?",
+            "Do you know what time it is in {place}?",
+            "My flight lands in {place} soon. What time is it there?",
+            "I'm about to call a friend in {place}; what time is it over there?",
+            "Time in {place}?",
+            "Check the time in {place} for me.",
+            "What's the time in {place} right now?",
+            "Is it morning or evening in {place} now?",
+            "How late is it in {place} now?",
+            "I have a meeting with people in {place}. What's their time now?",
+            "Look up the current time in {place}.",
+            "Show me what time it is in {place}.",
+            "What's the local time in {place}?",
+            "Please tell me the time in {place}.",
+            "Time check: {place}?",
+            "Find the current time in {place} for me.",
+            "What hour is it in {place} now?",
+            "Do you know the local time in {place}?",
+            "Give me the time in {place}.",
+        ],
+    },
+    "eval": {
+        "zh": [
+            "麻烦告诉我{place}眼下的时间",
+            "{place}这会儿几点钟?",
+            "请问{place}此刻是几点?",
+            "{place}当地时间是多少?",
+            "帮我看看{place}那边几点了",
+        ],
+        "en": [
+            "What hour is it over in {place}?",
+            "Can you see what time it is in {place} now?",
+            "Could you check the local time in {place}?",
+            "Any idea what the clock says in {place} right now?",
+            "I need the current local time for {place}.",
+        ],
+    },
+}
+TIME_LOCAL_Q = {  # no place: the default timezone
+    "train": {
+        "zh": [
+            "现在几点了?",
+            "现在几点?",
+            "请告诉我现在的时间。",
+            "查一下现在的时间",
+            "几点了?",
+            "现在什么时间了?",
+            "告诉我现在几点",
+            "现在是几点几分?",
+            "看一下时间",
+            "今天星期几,现在几点?",
+            "我手机没电了,现在几点了?",
+            "现在时间是多少?",
+            "报一下当前时间",
+            "现在几点钟?",
+            "请问现在几点?",
+            "帮我看看现在几点",
+            "现在的时间是?",
+        ],
+        "en": [
+            "What time is it now?",
+            "What's the time?",
+            "Tell me the current time.",
+            "What time is it?",
+            "Current time?",
+            "Got the time?",
+            "My phone died, what time is it now?",
+            "What's today's date and the time?",
+            "Check the clock for me.",
+            "Time now?",
+            "How late is it now?",
+            "What time do you have?",
+            "Please tell me the time now.",
+            "Could you check the current time?",
+            "What's the current time?",
+        ],
+    },
+    "eval": {
+        "zh": ["麻烦报一下眼下的时间", "此刻几点了?", "这会儿几点钟了?", "能告诉我此刻的时间吗?"],
+        "en": [
+            "What hour is it at the moment?",
+            "Can you see what time it is now?",
+            "Do you have the time right now?",
+            "What's the time at the moment?",
+        ],
+    },
+}
+EXCHANGE_Q = {
+    "train": {
+        "zh": [
+            "{src}兑{dst}的汇率是多少?",
+            "1{src}等于多少{dst}?",
+            "现在{src}换{dst}的汇率多少?",
+            "查一下{src}对{dst}的汇率。",
+            "{src}兑换{dst}汇率",
+            "今天{src}兑{dst}是多少?",
+            "下个月要出国,{src}换{dst}现在什么价?",
+            "{src}对{dst}汇率多少",
+            "告诉我{src}兑{dst}的汇率。",
+            "帮我查查{src}到{dst}的汇率",
+            "{src}换成{dst}按什么汇率算?",
+            "现在换{dst}的话,1{src}值多少?",
+            "{src}兑{dst}现价",
+            "我需要{src}兑{dst}的实时汇率",
+            "最近{src}兑{dst}汇率是多少?",
+            "给我查个汇率:{src}兑{dst}",
+            "{src}兑换{dst}是多少?",
+            "请查一下{src}对{dst}的最新汇率",
+            "{src}和{dst}的汇率怎么样?",
+            "1{src}能换几{dst}?",
+            "想查{src}到{dst}的汇率",
+            "{src}换{dst}划算吗?汇率多少",
+            "请告诉我{src}兑{dst}的价格",
+        ],
+        "en": [
+            "What's the exchange rate from {src} to {dst}?",
+            "How many {dst} is one {src} worth?",
+            "{src} to {dst} rate?",
+            "Check the {src}/{dst} exchange rate.",
+            "What is 1 {src} in {dst}?",
+            "Current exchange rate {src} -> {dst}?",
+            "I'm travelling next month. What's the {src} to {dst} rate now?",
+            "Tell me the {src} to {dst} exchange rate.",
+            "How much {dst} do I get for 1 {src}?",
+            "Exchange rate for {src} to {dst}, please.",
+            "What's 1 {src} worth in {dst} right now?",
+            "Look up the rate from {src} to {dst}.",
+            "{src} vs {dst}: what's the rate?",
+            "Converting {src} into {dst}: what rate do I get?",
+            "Rate from {src} to {dst}?",
+            "What does one {src} get me in {dst}?",
+            "Please check the {src} to {dst} rate.",
+            "How much {dst} is a single {src}?",
+            "What's the latest {src}/{dst} rate?",
+            "Find me the exchange rate between {src} and {dst}.",
+            "What does {src} trade for in {dst}?",
+            "Give me the {src} to {dst} exchange rate.",
+            "How many {dst} per {src} today?",
+        ],
+    },
+    "eval": {
+        "zh": [
+            "麻烦查查{src}换{dst}眼下的价格",
+            "{src}对{dst}这会儿是什么汇率?",
+            "请问{src}和{dst}之间的汇率现在是多少?",
+            "一{src}现在能兑换多少{dst}?",
+            "帮我看看{src}兑{dst}最新汇率",
+        ],
+        "en": [
+            "What's the going rate from {src} to {dst}?",
+            "Can you see how many {dst} one {src} gets right now?",
+            "Could you look up how much one {src} buys in {dst}?",
+            "I need the {src}-to-{dst} conversion rate.",
+            "What's {src} trading at against {dst} today?",
+        ],
+    },
+}
+UNIT_Q = {
+    "train": {
+        "zh": [
+            "{value}{src}等于多少{dst}?",
+            "把{value}{src}换算成{dst}。",
+            "{value}{src}是多少{dst}?",
+            "帮我把{value}{src}转换成{dst}",
+            "{value}{src}合多少{dst}?",
+            "{value}{src}换成{dst}是多少?",
+            "做作业遇到一题:{value}{src}等于多少{dst}?",
+            "资料上写的是{value}{src},换成{dst}是多少?",
+            "朋友说有{value}{src},那是多少{dst}?",
+            "{dst}的话,{value}{src}是多少?",
+            "告诉我{value}{src}等于几{dst}",
+            "单位换算:{value}{src} -> {dst}",
+            "{value}{src}能换算成多少{dst}?",
+            "我需要把{value}{src}换算成{dst}",
+            "问个换算:{value}{src}是几{dst}?",
+            "{value}{src}大约多少{dst}?",
+            "换算{value}{src}到{dst}",
+            "请把{value}{src}换成{dst}",
+            "{value}{src}相当于几{dst}?",
+            "{value}{src}换算为{dst}是多少?",
+            "帮忙换算:{value}{src}等于多少{dst}",
+            "如果是{value}{src},换成{dst}有多少?",
+            "我想把{value}{src}转成{dst}",
+            "{value}{src}折成{dst}是多少?",
+            "计算{value}{src}是多少{dst}",
+        ],
+        "en": [
+            "How many {dst} is {value} {src}?",
+            "Convert {value} {src} to {dst}.",
+            "What is {value} {src} in {dst}?",
+            "{value} {src} in {dst}?",
+            "Please convert {value} {src} into {dst}.",
+            "How much is {value} {src} in {dst}?",
+            "My notes say {value} {src}. What's that in {dst}?",
+            "I need to convert {value} {src} to {dst}.",
+            "Tell me what {value} {src} is in {dst}.",
+            "{value} {src} to {dst}, please.",
+            "Unit conversion: {value} {src} -> {dst}",
+            "In {dst}, how much is {value} {src}?",
+            "Change {value} {src} into {dst}.",
+            "What do {value} {src} equal in {dst}?",
+            "Help me convert {value} {src} to {dst}.",
+            "A friend told me it's {value} {src}. How much is that in {dst}?",
+            "What's {value} {src} in {dst}?",
+            "Please change {value} {src} to {dst}.",
+            "{value} {src} equals how many {dst}?",
+            "Can you convert {value} {src} into {dst}?",
+            "How much is {value} {src} when converted to {dst}?",
+            "Work out {value} {src} in {dst}.",
+            "If I have {value} {src}, how many {dst} is that?",
+            "Convert this to {dst}: {value} {src}",
+        ],
+    },
+    "eval": {
+        "zh": [
+            "麻烦把{value}{src}折算为{dst}",
+            "{value}{src}等同于多少{dst}?",
+            "请问{value}{src}折合成{dst}是多少?",
+            "我想知道{value}{src}相当于多少{dst}",
+            "{value}{src}用{dst}表示是多少?",
+        ],
+        "en": [
+            "Turn {value} {src} into {dst} for me.",
+            "How many {dst} make up {value} {src}?",
+            "I have {value} {src}; what does that come to in {dst}?",
+            "Could you express {value} {src} in {dst}?",
+            "Roughly how many {dst} are in {value} {src}?",
+        ],
+    },
+}
+MATH_Q = {
+    "train": {
+        "zh": [
+            "{expr}等于多少?",
+            "帮我算一下{expr}",
+            "计算{expr}",
+            "{expr}的结果是多少?",
+            "请算出{expr}",
+            "{expr}=?",
+            "算一下{expr}",
+            "{expr}是多少",
+            "我算不清了,{expr}到底等于多少?",
+            "做作业遇到{expr},结果是多少?",
+            "告诉我{expr}的答案",
+            "心算不出来:{expr}",
+            "{expr},算一下结果",
+            "请计算:{expr}",
+            "{expr}=多少?",
+            "数学题:{expr}",
+            "快速算一下{expr}",
+            "请帮我算{expr}",
+            "{expr}的答案是多少?",
+            "能算一下{expr}吗?",
+            "{expr}等于几?",
+            "计算一下:{expr}",
+            "求{expr}的结果",
+            "{expr}算出来等于多少",
+            "帮忙算算{expr}",
+        ],
+        "en": [
+            "What is {expr}?",
+            "Calculate {expr}.",
+            "Compute {expr} for me.",
+            "What's {expr} equal to?",
+            "Please work out {expr}.",
+            "{expr} = ?",
+            "Solve {expr}.",
+            "What's the answer to {expr}?",
+            "Help me with this sum: {expr}",
+            "I'm checking my homework: what is {expr}?",
+            "Tell me the result of {expr}.",
+            "{expr}?",
+            "Evaluate {expr}.",
+            "How much is {expr}?",
+            "Do the math for me: {expr}",
+            "Math question: {expr}",
+            "What does {expr} equal?",
+            "Can you calculate {expr}?",
+            "Please compute {expr}.",
+            "What's the result of {expr}?",
+            "Work out {expr} for me.",
+            "Find the value of {expr}.",
+            "Calculate this: {expr}",
+            "{expr} equals what?",
+        ],
+    },
+    "eval": {
+        "zh": [
+            "麻烦求一下{expr}",
+            "{expr}算出来是多少?",
+            "麻烦算算{expr}是多少",
+            "{expr}得几?",
+            "请帮我求{expr}的值",
+        ],
+        "en": [
+            "What number do you get from {expr}?",
+            "Figure this one out: {expr}",
+            "Can you figure out {expr}?",
+            "Quick question: what does {expr} come to?",
+            "I need the value of {expr}.",
+        ],
+    },
+}
+TRANSLATE_Q = {
+    "train": {
+        "zh": [
+            "把“{text}”翻译成{lang}",
+            "“{text}”用{lang}怎么说?",
+            "请将“{text}”译成{lang}。",
+            "“{text}”翻译成{lang}是什么?",
+            "帮我翻译一下:{text}(翻成{lang})",
+            "{text} 翻译成{lang}",
+            "翻译成{lang}:“{text}”",
+            "{lang}里“{text}”怎么表达?",
+            "我想给朋友发一句“{text}”,用{lang}怎么写?",
+            "帮我把“{text}”翻成{lang}",
+            "“{text}”,翻译成{lang}",
+            "告诉我“{text}”用{lang}怎么说",
+            "用{lang}说“{text}”",
+            "翻译:“{text}”,目标语言{lang}",
+            "请用{lang}翻译“{text}”",
+            "能把“{text}”翻译成{lang}吗?",
+            "请把“{text}”翻成{lang}",
+            "“{text}”的{lang}怎么说?",
+            "帮我用{lang}写出“{text}”",
+            "“{text}”译成{lang}是什么意思?",
+            "“{text}”用{lang}怎么翻译?",
+            "把这句翻译成{lang}:{text}",
+            "我需要“{text}”的{lang}翻译",
+        ],
+        "en": [
+            "Translate '{text}' into {lang}.",
+            "How do you say '{text}' in {lang}?",
+            "What is '{text}' in {lang}?",
+            "Please translate this to {lang}: {text}",
+            "Can you translate '{text}' to {lang}?",
+            "'{text}' in {lang}, please.",
+            "Translate to {lang}: '{text}'",
+            "I want to text a friend '{text}' in {lang}. How do I write it?",
+            "What's the {lang} for '{text}'?",
+            "Say '{text}' in {lang}.",
+            "Help me translate '{text}' into {lang}.",
+            "How do I write '{text}' in {lang}?",
+            "{lang} translation of '{text}', please.",
+            "Tell me how to say '{text}' in {lang}.",
+            "Give me '{text}' in {lang}.",
+            "Translate this into {lang}: '{text}'",
+            "Please translate '{text}' to {lang}.",
+            "What's '{text}' in {lang}?",
+            "Can you put '{text}' into {lang}?",
+            "How is '{text}' said in {lang}?",
+            "Turn '{text}' into {lang}.",
+            "I need the {lang} for '{text}'.",
+            "Translate this sentence into {lang}: {text}",
+        ],
+    },
+    "eval": {
+        "zh": [
+            "麻烦把“{text}”用{lang}表达出来",
+            "“{text}”换成{lang}怎么写?",
+            "“{text}”这句话译成{lang}该怎么讲?",
+            "麻烦把“{text}”转成{lang}",
+            "我想知道“{text}”的{lang}说法",
+        ],
+        "en": [
+            "How would you put '{text}' in {lang}?",
+            "Render this in {lang}, please: '{text}'",
+            "Could you render '{text}' in {lang} for me?",
+            "What would '{text}' be in {lang}?",
+            "I need '{text}' translated to {lang}.",
+        ],
+    },
+}
+
+# --- parallel: two calls in one turn ---
+PAR_WEATHER2_Q = {
+    "train": {
+        "zh": [
+            "{a}和{b}的天气怎么样?",
+            "帮我查一下{a}和{b}现在的天气。",
+            "{a}、{b}今天天气如何?",
+            "比较一下{a}和{b}的天气",
+            "{a}天气怎么样?{b}呢?",
+            "我在{a},朋友在{b},两边现在天气如何?",
+            "查一下{a}的天气,再查一下{b}的。",
+            "下周先去{a}再去{b},两个城市现在天气怎样?",
+            "告诉我{a}和{b}的天气",
+            "{a}跟{b}现在多少度?",
+            "{a}与{b}今天天气",
+            "我需要{a}和{b}两个城市的天气",
+            "{a}现在天气如何,{b}又怎么样?",
+            "请查询{a}和{b}的天气",
+            "{a}和{b}哪里更暖和?帮我查查天气",
+            "{a}、{b}两地天气怎么样?",
+            "分别告诉我{a}和{b}的天气",
+        ],
+        "en": [
+            "What's the weather in {a} and {b}?",
+            "Check the weather for {a} and {b}.",
+            "How's the weather in {a} and in {b} right now?",
+            "Compare the weather in {a} and {b}.",
+            "Weather in {a} and {b}?",
+            "How's the weather in {a}? And what about {b}?",
+            "I'm in {a} and my sister is in {b}. What's the weather like in both places?",
+            "Tell me the weather in {a}, then in {b}.",
+            "Going from {a} to {b} next week - what's the weather like in both cities now?",
+            "Get me today's weather for {a} and for {b}.",
+            "{a} and {b}: what's the weather?",
+            "Is it hot in {a} and {b} today?",
+            "Look up the weather in {a} as well as {b}.",
+            "Please check the weather in {a} and {b}.",
+            "Which is warmer right now, {a} or {b}?",
+            "What's the weather doing in {a} and in {b}?",
+            "Give me the weather for both {a} and {b}.",
+        ],
+    },
+    "eval": {
+        "zh": [
+            "麻烦分别查下{a}和{b}眼下的天气",
+            "{a}那边天气怎样?{b}那边又如何?",
+            "{a}和{b}两地现在天气分别怎样?",
+            "同时帮我看看{a}、{b}的天气情况",
+        ],
+        "en": [
+            "What are conditions like in {a} and {b} today?",
+            "Can you see the weather for {a} along with {b}?",
+            "Could you pull up the current weather for both {a} and {b}?",
+            "I'm choosing between {a} and {b}; how's the weather in each?",
+        ],
+    },
+}
+PAR_WEATHER_EXCHANGE_Q = {
+    "train": {
+        "zh": [
+            "{city}天气怎么样?另外{src}兑{dst}汇率是多少?",
+            "帮我查下{city}的天气,还有{src}对{dst}的汇率。",
+            "我要去{city},看看那边的天气和{src}换{dst}的汇率",
+            "查{city}天气,顺便查{src}兑{dst}汇率",
+            "下周去{city}旅游,那边天气如何?{src}换{dst}汇率多少?",
+            "帮我查两样:{city}的天气;{src}兑{dst}的汇率。",
+            "告诉我{city}现在的天气,还有{src}换{dst}的汇率是多少",
+            "{city}今天天气好吗?还有,1{src}能换多少{dst}?",
+            "我在{city}出差,那边天气怎样?顺便看看{src}对{dst}汇率",
+            "{city}的天气和{src}兑{dst}的汇率,帮我都查一下。",
+            "请查一下{city}的天气和{src}兑{dst}的汇率",
+            "去{city}玩,想知道天气和{src}换{dst}的汇率",
+            "{city}天气如何?{src}对{dst}汇率多少?",
+            "帮我查{city}天气以及{src}兑{dst}汇率",
+        ],
+        "en": [
+            "What's the weather in {city}, and what's the {src} to {dst} rate?",
+            "Check {city}'s weather and the {src}/{dst} exchange rate.",
+            "I'm flying to {city}: how's the weather, and how many {dst} is one {src}?",
+            "Two things: the weather in {city} and the {src} to {dst} rate.",
+            "How's the weather in {city}? Also, what's 1 {src} in {dst}?",
+            "Weather in {city} plus the {src}/{dst} rate, please.",
+            "On business in {city} - what's the weather, and the {src} to {dst} rate?",
+            "Tell me the weather in {city} and how much one {src} is in {dst}.",
+            "Check {city} weather, then the {src} to {dst} rate.",
+            "I want {city}'s weather and the exchange rate from {src} to {dst}.",
+            "Please check the weather in {city} and the {src} to {dst} rate.",
+            "Going to {city}: what's the weather, and the {src}/{dst} exchange rate?",
+            "Weather for {city}, and how much {dst} is one {src}?",
+            "Look up {city}'s weather and the {src} to {dst} exchange rate.",
+        ],
+    },
+    "eval": {
+        "zh": [
+            "麻烦查下{city}眼下的天气,再看看{src}对{dst}的汇率",
+            "去{city}之前,想了解那边天气和{src}兑换{dst}的价格",
+            "出发去{city}前想知道两件事:当地天气,以及{src}兑{dst}的汇率",
+        ],
+        "en": [
+            "Can you see the weather in {city} and also the going rate from {src} to {dst}?",
+            "What are conditions like in {city}, and what does one {src} fetch in {dst}?",
+            "Before my trip to {city}, tell me its weather and the {src}-{dst} exchange rate.",
+        ],
+    },
+}
+PAR_TIME2_Q = {
+    "train": {
+        "zh": [
+            "{a}和{b}现在各是几点?",
+            "帮我查一下{a}和{b}的当前时间。",
+            "{a}几点了?{b}呢?",
+            "{a}和{b}现在几点?",
+            "我在{a},同事在{b},我们两边现在各几点?",
+            "告诉我{a}和{b}的时间",
+            "{a}、{b}两个地方现在分别几点?",
+            "查查{a}现在的时间,还有{b}的",
+            "要和{a}、{b}的客户开会,两边现在几点?",
+            "现在{a}几点,{b}又是几点?",
+            "{a}跟{b}的当前时间是?",
+            "请告诉我{a}和{b}现在的时间",
+            "{a}和{b}现在分别是几点?",
+            "帮我查{a}、{b}的当地时间",
+            "{a}几点?{b}几点?",
+        ],
+        "en": [
+            "What time is it in {a} and {b}?",
+            "Tell me the current time in {a} and in {b}.",
+            "What's the time in {a}? And in {b}?",
+            "Current time in {a} and {b}?",
+            "I have colleagues in {a} and {b}. What time is it for each of them?",
+            "Check the time in {a} and the time in {b}.",
+            "{a} and {b}: what time is it there now?",
+            "What time is it right now in {a}, and in {b}?",
+            "Planning a call between {a} and {b}; what's the time in both places?",
+            "Time in {a}? Time in {b}?",
+            "Look up the current time for {a} and {b}.",
+            "Please tell me the time in {a} and in {b}.",
+            "What are the local times in {a} and {b}?",
+            "Time in {a} and {b} right now?",
+            "Find the current time for {a} and for {b}.",
+        ],
+    },
+    "eval": {
+        "zh": [
+            "麻烦分别报一下{a}和{b}眼下的时间",
+            "{a}这会儿几点?{b}那边又是几点?",
+            "我想同时知道{a}与{b}此刻的时间",
+        ],
+        "en": [
+            "What hour is it in {a}, and what hour in {b}?",
+            "Can you see the clocks in {a} and {b} for me?",
+            "Could you give me the local times for {a} and {b}?",
+        ],
+    },
+}
+PAR_EXCHANGE2_Q = {
+    "train": {
+        "zh": [
+            "{s1}兑{d1}和{s2}兑{d2}的汇率分别是多少?",
+            "帮我查{s1}对{d1}、{s2}对{d2}的汇率。",
+            "{s1}兑{d1}汇率多少?{s2}兑{d2}呢?",
+            "查两个汇率:{s1}兑{d1},{s2}兑{d2}",
+            "告诉我{s1}换{d1}和{s2}换{d2}的汇率",
+            "我手上有{s1}和{s2},想分别换成{d1}和{d2},汇率各是多少?",
+            "{s1}对{d1}、{s2}对{d2}现在汇率多少?",
+            "先查{s1}兑{d1},再查{s2}兑{d2}的汇率",
+            "1{s1}等于多少{d1}?1{s2}等于多少{d2}?",
+            "汇率查询:{s1}→{d1}、{s2}→{d2}",
+            "出国要换两种钱:{s1}换{d1},{s2}换{d2},汇率多少?",
+            "请查{s1}兑{d1}和{s2}兑{d2}的汇率",
+            "{s1}换{d1}、{s2}换{d2}各是多少?",
+            "帮我看{s1}对{d1}以及{s2}对{d2}的汇率",
+            "两个汇率:{s1}→{d1},{s2}→{d2}",
+        ],
+        "en": [
+            "What are the {s1} to {d1} and {s2} to {d2} exchange rates?",
+            "Check two rates for me: {s1}/{d1} and {s2}/{d2}.",
+            "What's the {s1} to {d1} rate? And {s2} to {d2}?",
+            "Exchange rates, two of them: {s1} -> {d1} and {s2} -> {d2}.",
+            "Tell me the rates for {s1} to {d1} and for {s2} to {d2}.",
+            "How many {d1} is 1 {s1}, and how many {d2} is 1 {s2}?",
+            "Look up {s1}/{d1} and {s2}/{d2} for me.",
+            "I hold some {s1} and some {s2}. What are the {s1} to {d1} and {s2} to {d2} rates?",
+            "{s1} to {d1}, {s2} to {d2}: current rates?",
+            "Two exchange rates: first {s1} to {d1}, then {s2} to {d2}.",
+            "Rates for {s1}/{d1} plus {s2}/{d2}?",
+            "Please check the {s1}/{d1} and {s2}/{d2} rates.",
+            "What do {s1} to {d1} and {s2} to {d2} trade at?",
+            "Find the exchange rates {s1} to {d1} and {s2} to {d2}.",
+            "Rates please: {s1} to {d1}, then {s2} to {d2}.",
+        ],
+    },
+    "eval": {
+        "zh": [
+            "麻烦查查{s1}换{d1}与{s2}换{d2}眼下的价格",
+            "{s1}对{d1}这会儿多少?{s2}对{d2}又是多少?",
+            "请一起报一下{s1}兑{d1}以及{s2}兑{d2}的最新汇率",
+        ],
+        "en": [
+            "What are the going rates for {s1} to {d1} and {s2} to {d2}?",
+            "Can you see what one {s1} gets in {d1}, and one {s2} in {d2}?",
+            "I need both the {s1}-{d1} rate and the {s2}-{d2} rate.",
+        ],
+    },
+}
+PAR_WEATHER_TIME_Q = {
+    "train": {
+        "zh": [
+            "{place}现在几点?天气怎么样?",
+            "帮我看看{place}的时间和天气。",
+            "{place}现在的时间和天气是?",
+            "告诉我{place}现在的时间和天气",
+            "{place}现在几点,天气好不好?",
+            "刚到{place},现在当地几点?天气怎么样?",
+            "查一下{place}的时间,再看看天气",
+            "{place}的当前时间和天气",
+            "我要去{place}开会,那里现在几点?天气好吗?",
+            "我需要{place}的时间跟天气",
+            "{place}:几点了?天气咋样?",
+            "请查{place}的时间和天气",
+            "{place}现在几点?天气好吗?",
+            "想知道{place}当地的时间和天气",
+            "帮我看{place}几点了、天气怎样",
+        ],
+        "en": [
+            "What time is it in {place}, and how's the weather there?",
+            "Check the time and the weather in {place}.",
+            "Time and weather in {place}?",
+            "Tell me the time and weather in {place}.",
+            "Just landed in {place}. What time is it, and what's the weather?",
+            "What's the time in {place} now, and is it raining?",
+            "{place}: time and weather, please.",
+            "I'm calling my parents in {place}. What time is it there, and how's the weather?",
+            "Check what time it is in {place} and how the weather looks.",
+            "How late is it in {place}, and how's the weather?",
+            "Current time and weather for {place}?",
+            "Please check the time and weather in {place}.",
+            "What's the local time and weather in {place}?",
+            "Time plus weather for {place}, please.",
+            "How's the weather in {place}, and what time is it?",
+        ],
+    },
+    "eval": {
+        "zh": [
+            "麻烦查下{place}眼下的时间和天气状况",
+            "{place}这会儿几点钟,天气又怎样?",
+            "我朋友在{place},那边此刻几点、天气如何?",
+        ],
+        "en": [
+            "What hour is it in {place}, and what are conditions like?",
+            "Can you see both the clock and the weather in {place}?",
+            "My friend is in {place}; what's the local time and the weather there?",
+        ],
+    },
+}
+
+# --- chained: the second call uses the first result ---
+CHAIN_FAHRENHEIT_Q = {
+    "train": {
+        "zh": [
+            "{city}现在多少华氏度?",
+            "{city}的气温换算成华氏度是多少?",
+            "用华氏度说说{city}现在的温度",
+            "{city}现在几华氏度?",
+            "我朋友只看得懂华氏度,{city}现在是多少°F?",
+            "告诉我{city}现在的温度,要华氏度",
+            "{city}的温度用°F是多少?",
+            "查一下{city}的气温,然后换成华氏度",
+            "{city}今天华氏多少度?",
+            "华氏度的话,{city}现在多热?",
+            "把{city}现在的气温换算成华氏",
+            "我习惯用华氏度,{city}现在几度?",
+            "{city}气温(华氏)",
+            "请用华氏度告诉我{city}的气温",
+            "{city}现在的温度是多少华氏度?",
+            "{city}气温换成°F是多少?",
+            "查{city}温度并换算成华氏",
+        ],
+        "en": [
+            "What's the temperature in {city} in Fahrenheit?",
+            "How many degrees Fahrenheit is it in {city} now?",
+            "Give me {city}'s current temperature in °F.",
+            "{city} temperature in Fahrenheit?",
+            "I only read Fahrenheit. What's the temperature in {city}?",
+            "Look up {city}'s temperature and tell me in °F.",
+            "What's {city} at in Fahrenheit today?",
+            "Tell me the {city} temperature in degrees Fahrenheit.",
+            "My American friend asks how hot it is in {city}, in °F.",
+            "Fahrenheit reading for {city} right now?",
+            "How hot is it in {city} in °F?",
+            "{city} weather in Fahrenheit, please.",
+            "I need {city}'s temperature in Fahrenheit.",
+            "Please give me {city}'s temperature in Fahrenheit.",
+            "What's {city} right now in degrees F?",
+            "Tell me how warm {city} is, in °F.",
+            "Check {city}'s temperature and convert it to Fahrenheit.",
+        ],
+    },
+    "eval": {
+        "zh": [
+            "麻烦把{city}眼下的气温用华氏度报给我",
+            "{city}这会儿的温度折算为华氏是多少?",
+            "{city}此刻的温度如果用华氏度表示是多少?",
+            "想知道{city}现在的华氏温度",
+        ],
+        "en": [
+            "What is {city}'s temperature on the Fahrenheit scale?",
+            "Can you give {city}'s current reading in degrees F?",
+            "Convert the current temperature in {city} to Fahrenheit for me.",
+            "In Fahrenheit, how warm is {city} right now?",
+        ],
+    },
+}
+CHAIN_MONEY_Q = {
+    "train": {
+        "zh": [
+            "{amount}{src}能换多少{dst}?",
+            "{amount}{src}等于多少{dst}?",
+            "我有{amount}{src},能兑换成多少{dst}?",
+            "把{amount}{src}换成{dst}是多少?",
+            "我要把{amount}{src}换成{dst},能拿到多少?",
+            "{amount}{src}是多少{dst}?",
+            "出国前想换钱:{amount}{src}换{dst}能换多少?",
+            "告诉我{amount}{src}值多少{dst}",
+            "{amount}{src}兑{dst}是多少钱?",
+            "换{dst}的话,{amount}{src}能换多少?",
+            "帮我算算{amount}{src}合多少{dst}",
+            "{amount}{src}兑换成{dst}一共多少?",
+            "想用{amount}{src}换{dst},能换多少?",
+            "我需要把{amount}{src}换算成{dst}",
+            "请帮我把{amount}{src}换成{dst}",
+            "{amount}{src}能兑多少{dst}?",
+            "算一下{amount}{src}等于多少{dst}",
+            "用{amount}{src}可以换到多少{dst}?",
+        ],
+        "en": [
+            "How much is {amount} {src} in {dst}?",
+            "If I exchange {amount} {src}, how many {dst} do I get?",
+            "Convert {amount} {src} to {dst}.",
+            "What is {amount} {src} worth in {dst}?",
+            "I want to change {amount} {src} into {dst}. How much will I get?",
+            "{amount} {src} to {dst}?",
+            "Tell me how much {amount} {src} is in {dst}.",
+            "Before my trip I'm swapping {amount} {src} for {dst}; how much is that?",
+            "What do I get in {dst} for {amount} {src}?",
+            "Exchange {amount} {src} to {dst} for me.",
+            "How many {dst} is {amount} {src}?",
+            "My wallet has {amount} {src}; how many {dst} could I exchange it for?",
+            "Work out {amount} {src} in {dst}.",
+            "Please convert {amount} {src} into {dst}.",
+            "How many {dst} will {amount} {src} buy?",
+            "What's {amount} {src} in {dst} today?",
+            "I'm exchanging {amount} {src} to {dst}; how much do I get?",
+        ],
+    },
+    "eval": {
+        "zh": [
+            "麻烦算算{amount}{src}眼下能换到多少{dst}",
+            "{amount}{src}按这会儿的汇率值多少{dst}?",
+            "手上有{amount}{src},按现在的汇率折算成{dst}是多少?",
+            "{amount}{src}折合{dst}大概多少钱?",
+        ],
+        "en": [
+            "What would {amount} {src} come to in {dst} right now?",
+            "Can you work out how many {dst} I'd get for {amount} {src}?",
+            "I'm carrying {amount} {src}; what's that in {dst} at today's rate?",
+            "Roughly how many {dst} would {amount} {src} fetch?",
+        ],
+    },
+}
+CHAIN_PRICE_Q = {
+    "train": {
+        "zh": [
+            "一件商品{price}{src},买{n}件一共多少{dst}?",
+            "每张票{price}{src},{n}张合多少{dst}?",
+            "单价{price}{src},买{n}个要花多少{dst}?",
+            "一杯咖啡{price}{src},{n}杯合多少{dst}?",
+            "每个耳机{price}{src},买{n}个换成{dst}一共多少?",
+            "{n}张门票,每张{price}{src},合计多少{dst}?",
+            "网上一件衣服{price}{src},买{n}件要付多少{dst}?",
+            "单价{price}{src},数量{n},总价换成{dst}是多少?",
+            "酒店一晚{price}{src},住{n}晚一共多少{dst}?",
+            "帮我算{n}件{price}{src}的东西值多少{dst}",
+            "每人{price}{src},{n}个人一共多少{dst}?",
+            "{price}{src}一个,要{n}个,换成{dst}多少?",
+            "每件{price}{src},买{n}件共多少{dst}?",
+            "{n}个东西,单价{price}{src},换成{dst}多少钱?",
+            "一张{price}{src},{n}张一共多少{dst}?",
+            "买{n}件{price}{src}的商品要多少{dst}?",
+        ],
+        "en": [
+            "One item costs {price} {src}. How much are {n} of them in {dst}?",
+            "A ticket is {price} {src}; what do {n} tickets cost in {dst}?",
+            "I want {n} pieces at {price} {src} each. What's the total in {dst}?",
+            "A coffee costs {price} {src}. What do {n} coffees cost in {dst}?",
+            "The hotel is {price} {src} per night. How much is {n} nights in {dst}?",
+            "{n} tickets, {price} {src} each: total in {dst}?",
+            "Unit price {price} {src}, quantity {n}. What's the total in {dst}?",
+            "I'm ordering {n} shirts that cost {price} {src} each. What do I pay in {dst}?",
+            "Each person pays {price} {src}. For {n} people, what's the total in {dst}?",
+            "How much do {n} items at {price} {src} cost in {dst}?",
+            "If one costs {price} {src}, how many {dst} for {n}?",
+            "Price is {price} {src} per unit and I need {n} units. Total in {dst}?",
+            "Each costs {price} {src}; what do {n} cost in {dst}?",
+            "{n} items at {price} {src} each, total in {dst}?",
+            "What's the {dst} total for {n} tickets at {price} {src}?",
+            "Buying {n} at {price} {src} apiece: how much in {dst}?",
+        ],
+    },
+    "eval": {
+        "zh": [
+            "麻烦算下{n}样东西、每样{price}{src},一共折合多少{dst}",
+            "买{n}份单价{price}{src}的商品,换算为{dst}是多少?",
+            "{n}份午餐,每份{price}{src},总共折合多少{dst}?",
+        ],
+        "en": [
+            "What do {n} things priced at {price} {src} each come to in {dst}?",
+            "Can you total {n} units at {price} {src} and give it in {dst}?",
+            "{n} books at {price} {src} apiece: how much is that altogether in {dst}?",
+        ],
+    },
+}
+CHAIN_TOTAL_Q = {
+    "train": {
+        "zh": [
+            "{n}个{q}{src}加起来是多少{dst}?",
+            "{q}{src}的{n}倍是多少{dst}?",
+            "一共{n}份,每份{q}{src},合计多少{dst}?",
+            "每天{q}{src},连续{n}天,总量是多少{dst}?",
+            "{n}次,每次{q}{src},一共多少{dst}?",
+            "先算{n}乘{q}{src},再换成{dst}",
+            "告诉我{n}个{q}{src}总共是多少{dst}",
+            "{q}{src}×{n}等于多少{dst}?",
+            "总共{n}个,每个{q}{src},用{dst}算是多少?",
+            "{n}组,每组{q}{src},合多少{dst}?",
+            "每份{q}{src},一共{n}份,合多少{dst}?",
+            "{n}乘{q}{src}换成{dst}是多少?",
+            "把{n}个{q}{src}加起来换算成{dst}",
+            "{q}{src}共{n}次,总共多少{dst}?",
+        ],
+        "en": [
+            "What is {n} times {q} {src} in {dst}?",
+            "{n} pieces of {q} {src} each: how many {dst} in total?",
+            "Add up {n} lots of {q} {src} and give the total in {dst}.",
+            "{q} {src} a day for {n} days: how many {dst} is that?",
+            "I have {n} parts of {q} {src} each. Total in {dst}?",
+            "{n} rounds of {q} {src}: what's the total in {dst}?",
+            "How many {dst} are {n} lots of {q} {src}?",
+            "Tell me the total in {dst} for {n} items of {q} {src} each.",
+            "What's {q} {src} times {n}, in {dst}?",
+            "Sum {n} batches of {q} {src} and give me {dst}.",
+            "{n} times {q} {src} equals how many {dst}?",
+            "{n} lots of {q} {src}: total in {dst}?",
+            "Multiply {q} {src} by {n} and convert to {dst}.",
+            "What's the total of {n} x {q} {src} in {dst}?",
+            "I have {n} portions of {q} {src} each. How many {dst} altogether?",
+        ],
+    },
+    "eval": {
+        "zh": [
+            "麻烦把{n}份{q}{src}合计后折算为{dst}",
+            "{q}{src}一份,共{n}份,等同于多少{dst}?",
+            "{q}{src}乘以{n}以后,换算成{dst}是多少?",
+        ],
+        "en": [
+            "What do {n} portions of {q} {src} make in {dst}?",
+            "Can you multiply {q} {src} by {n} and give the result in {dst}?",
+            "Take {q} {src}, multiply it by {n}, and express the total in {dst}.",
+        ],
+    },
+}
+
+# --- correction: the first call fails with a hint ---
+CORR_WEATHER_Q = {
+    "train": {
+        "zh": [
+            "{place}今天天气怎么样?",
+            "{place}现在天气如何?",
+            "查一下{place}的天气",
+            "{place}冷吗?",
+            "{place}天气咋样?",
+            "{place}下雨了吗?",
+            "告诉我{place}的天气",
+            "{place}多少度?",
+            "明天要去{place}办事,那边天气如何?",
+            "看下{place}的天气",
+            "{place}的天气",
+            "查查{place}现在多少度",
+            "{place}今天热吗?",
+            "请查询{place}的天气",
+            "{place}今天天气好吗?",
+            "{place}那边天气怎样",
+            "帮忙看下{place}的天气",
+        ],
+        "en": [
+            "What's the weather in {place}?",
+            "How's the weather in {place} today?",
+            "Weather in {place}, please.",
+            "Is it raining in {place}?",
+            "Tell me the weather in {place}.",
+            "How hot is it in {place} today?",
+            "{place} weather?",
+            "Heading to {place} tomorrow; what's the weather there?",
+            "Check the weather in {place}.",
+            "What's the temperature in {place}?",
+            "Is it cold in {place}?",
+            "Weather for {place}?",
+            "Look up the weather in {place} for me.",
+            "Please check the weather in {place}.",
+            "Any rain in {place} right now?",
+            "Current weather in {place}?",
+            "Find out the weather in {place} for me.",
+        ],
+    },
+    "eval": {
+        "zh": [
+            "麻烦查下{place}眼下的天气",
+            "{place}这会儿天气怎样?",
+            "{place}那一带现在天气怎样?",
+            "我在{place},外面天气如何?",
+        ],
+        "en": [
+            "How's it looking weather-wise in {place}?",
+            "Weather conditions in {place} at present?",
+            "What are conditions like in {place} today?",
+            "Can you see what the weather is around {place}?",
+            "I'm staying in {place}; what's it like outside?",
+            "Could you check the weather around {place}?",
+        ],
+    },
+}
+CORR_MATH_Q = {
+    "train": {
+        "zh": [
+            "帮我算一下 {expr}",
+            "{expr} 等于几?",
+            "算算{expr}",
+            "{expr}是多少?",
+            "帮忙计算 {expr}",
+            "{expr} 的结果是多少?",
+            "{expr}=?",
+            "告诉我 {expr} 等于多少",
+            "做题:{expr}",
+            "请算出 {expr}",
+            "{expr} 结果多少?",
+            "快帮我算 {expr}",
+            "算一下{expr}",
+            "请帮我算 {expr}",
+            "{expr} 的答案是?",
+            "能算下 {expr} 吗?",
+            "求 {expr}",
+        ],
+        "en": [
+            "What is {expr}?",
+            "Calculate {expr} please.",
+            "Work out {expr}.",
+            "{expr} equals?",
+            "Compute {expr}.",
+            "What's {expr}?",
+            "Solve {expr} for me.",
+            "Tell me the result of {expr}.",
+            "{expr} = ?",
+            "Math check: {expr}",
+            "How much is {expr}?",
+            "Quick math: {expr}",
+            "Help me calculate {expr}.",
+            "Please compute {expr}.",
+            "Could you calculate {expr}, please?",
+            "What does {expr} come out to?",
+            "Find {expr}.",
+        ],
+    },
+    "eval": {
+        "zh": ["麻烦求一下 {expr}", "{expr} 算出来是多少?", "请问 {expr} 的积是多少?", "{expr} 帮忙算下"],
+        "en": [
+            "What number do you get from {expr}?",
+            "Can you work out {expr} for me?",
+            "Could you multiply this out: {expr}?",
+            "What does {expr} give?",
+        ],
+    },
+}
+
+# --- no_tool: train (question, answer) pairs of three kinds; eval has questions only (held-out phrasings) ---
+# greetings, thanks and small talk: used as they are (no opener or closer is added)
+NO_TOOL_CHAT = {
+    "zh": [
+        ("你好", "你好!有什么可以帮你的吗?"),
+        ("你好呀,今天过得怎么样?", "我很好,谢谢关心!有什么需要帮忙的吗?"),
+        ("谢谢你!", "不客气,很高兴能帮到你!"),
+        ("早上好", "早上好!祝你今天一切顺利。"),
+        ("晚安", "晚安,祝你好梦!"),
+        ("我今天有点累", "辛苦了,记得好好休息,放松一下。"),
+        ("再见", "再见,有需要随时找我!"),
+        ("好的,明白了", "好的,还有其他问题随时问我。"),
+        ("太棒了!", "很高兴你满意!还需要什么帮助吗?"),
+        ("哈哈,你真有意思", "谢谢夸奖!有什么想聊的尽管说。"),
+        ("我心情不太好", "抱抱你,愿意的话可以跟我说说发生了什么。"),
+        ("没事了", "好的,有需要再找我。"),
+        ("我今天考试通过了!", "恭喜你!努力有了回报,好好庆祝一下吧。"),
+        ("你真聪明", "谢谢夸奖!我会继续努力帮你的。"),
+    ],
+    "en": [
+        ("Hello!", "Hello! How can I help you today?"),
+        ("Hi there, how are you?", "I'm doing well, thanks! What can I do for you?"),
+        ("Thank you so much!", "You're welcome! Happy to help."),
+        ("Good morning!", "Good morning! I hope you have a great day."),
+        ("Good night!", "Good night, sleep well!"),
+        ("I'm feeling a bit tired today.", "Take it easy and get some rest; you deserve it."),
+        ("Goodbye!", "Goodbye! Come back any time."),
+        ("OK, got it.", "Great! Let me know if you need anything else."),
+        ("Awesome!", "Glad you like it! Anything else I can do?"),
+        ("Haha, that's hilarious.", "Glad you liked it! Happy to keep you entertained."),
+        ("I'm in a bad mood.", "Sorry to hear that. Want to talk about what happened?"),
+        ("Never mind.", "No problem. I'm here if you need me."),
+        ("I passed my exam today!", "Congratulations! Your hard work paid off."),
+        ("You're so smart.", "Thank you! I'm glad I could help."),
+    ],
+}
+# questions and requests on any topic: identity, definitions, advice, writing, opinions, facts
+NO_TOOL_ASK = {
+    "zh": [
+        ("你是谁?", "我是 MiniMind,一个AI助手,可以回答问题,也能调用工具查天气、时间和汇率。"),
+        ("你能做什么?", "我可以聊天、回答问题,还能调用工具查天气、时间、汇率,做计算、单位换算和翻译。"),
+        ("什么是机器学习?", "机器学习是让计算机从数据中自动学习规律的方法,而不是靠人手写规则。"),
+        ("什么是人工智能?", "人工智能是让机器具备感知、推理和学习等能力的技术。"),
+        ("给我讲个笑话吧", "程序员最怕什么?需求又改了!"),
+        ("帮我写一句生日祝福", "祝你生日快乐,天天开心,万事如意!"),
+        ("写一句新年祝福", "祝你新年快乐,身体健康,心想事成!"),
+        ("推荐一本书吧", "推荐《三体》,一部很精彩的科幻小说。"),
+        ("什么是Python?", "Python 是一种简单易学、用途广泛的编程语言。"),
+        ("什么是自然语言处理?", "自然语言处理是让计算机理解和生成人类语言的技术。"),
+        ("什么是云计算?", "云计算是通过网络按需使用服务器、存储等计算资源的方式。"),
+        ("什么是大语言模型?", "大语言模型是用海量文本训练的神经网络,能理解和生成文字。"),
+        ("什么是光合作用?", "光合作用是植物利用阳光把二氧化碳和水变成有机物并放出氧气的过程。"),
+        ("一年有几个季节?", "一年有四个季节:春、夏、秋、冬。"),
+        ("一周有几天?", "一周有七天。"),
+        ("一小时有多少分钟?", "一小时有60分钟。"),
+        ("中国的首都是哪里?", "中国的首都是北京。"),
+        ("东京是哪个国家的首都?", "东京是日本的首都。"),
+        ("怎样才能睡得更好?", "保持规律作息,睡前少看手机,不喝咖啡,让卧室安静又暗一些。"),
+        ("怎么提高学习效率?", "可以先定好计划,专注一段时间后休息一下,并及时复习。"),
+        ("多喝水有什么好处?", "多喝水能促进新陈代谢、保持皮肤水润,也有助于集中注意力。"),
+        ("给我讲个小故事", "从前有只小兔子,每天坚持练习跳远,最后成了森林里跳得最远的动物。"),
+        ("写一首关于春天的短诗", "春风拂柳绿,细雨润花开。燕子归来早,处处好景来。"),
+        ("帮我想一个咖啡店的名字", "可以叫“慢时光咖啡”,听起来温暖又放松。"),
+        ("你喜欢什么颜色?", "我没有真正的喜好,不过很多人喜欢蓝色,因为它让人觉得平静。"),
+        ("养猫好还是养狗好?", "各有优点:猫比较独立,狗更黏人、需要更多陪伴,看你的生活习惯。"),
+        ("你觉得读书有用吗?", "当然有用,读书能开阔视野,帮助我们更好地思考。"),
+        ("彩虹是怎么形成的?", "阳光穿过空气中的小水滴时发生折射和反射,就形成了彩虹。"),
+        ("为什么天空是蓝色的?", "空气会散射阳光,蓝光散射得最多,所以天空看起来是蓝色的。"),
+        ("米饭怎么煮?", "米洗净后加水,水比米高出约一个指节,用电饭锅煮二十分钟左右就好。"),
+        ("给我一个锻炼身体的建议", "每周运动三到五次,每次半小时左右,比如快走、慢跑或游泳。"),
+        ("用三个词形容秋天", "金黄、凉爽、丰收。"),
+        ("什么是编程?", "编程就是用编程语言写出指令,让计算机按步骤完成任务。"),
+        ("你是机器人吗?", "我是一个AI助手,不是实体机器人,但可以和你聊天、帮你查信息。"),
+        ("你是怎么训练出来的?", "我是在大量文本和对话数据上训练出来的一个小型语言模型。"),
+        ("帮我想一句鼓励自己的话", "每一天的努力,都会让明天的你更好!"),
+        ("推荐一道家常菜", "推荐番茄炒蛋,做法简单,酸甜可口。"),
+        ("怎么学好英语?", "多听多说,每天坚持背单词、读文章,多找机会用英语交流。"),
+        ("一公斤等于多少克?", "一公斤等于1000克。"),
+    ],
+    "en": [
+        (
+            "Who are you?",
+            "I'm MiniMind, an AI assistant. I can answer questions and use tools for weather,"
+            " time and exchange rates.",
+        ),
+        (
+            "What can you do?",
+            "I can chat, answer questions, and use tools to check weather, time and "
+            "exchange rates, do math, convert units and translate.",
+        ),
+        (
+            "What is machine learning?",
+            "Machine learning lets computers learn patterns from data instead "
+            "of following hand-written rules.",
+        ),
+        (
+            "What is a neural network?",
+            "A neural network is a model made of layers of simple units that " "learn from data.",
+        ),
+        ("Tell me a joke.", "Why did the computer go to the doctor? It had a virus!"),
+        ("Write a one-sentence birthday wish.", "Happy birthday, may your year be full of joy!"),
+        ("Recommend a book to read.", "Try 'The Three-Body Problem', a gripping science fiction novel."),
+        ("What is Python?", "Python is an easy-to-learn, widely used programming language."),
+        (
+            "What is natural language processing?",
+            "It is the field that teaches computers to understand " "and produce human language.",
+        ),
+        ("What is cloud computing?", "Using servers, storage and software over the internet, on demand."),
+        (
+            "What is a large language model?",
+            "A neural network trained on huge amounts of text to " "understand and generate language.",
+        ),
+        (
+            "What is photosynthesis?",
+            "It is how plants use sunlight to turn carbon dioxide and water into " "sugar and oxygen.",
+        ),
+        ("How many days are in a week?", "There are seven days in a week."),
+        ("How many minutes are in an hour?", "There are 60 minutes in an hour."),
+        ("What is the capital of France?", "The capital of France is Paris."),
+        ("Which country is Sydney in?", "Sydney is in Australia."),
+        (
+            "How can I sleep better?",
+            "Keep a regular schedule, avoid screens and caffeine before bed, and "
+            "keep your room dark and quiet.",
+        ),
+        (
+            "How do I stay focused while studying?",
+            "Work in short focused blocks, put your phone away, and " "take small breaks in between.",
+        ),
+        (
+            "Why is the sky blue?",
+            "Air scatters sunlight, and blue light scatters the most, so the sky " "looks blue.",
+        ),
+        (
+            "How does a rainbow form?",
+            "Sunlight is bent and reflected inside raindrops and splits into " "colors.",
+        ),
+        (
+            "Tell me a short story.",
+            "A little turtle entered a race everyone thought he'd lose. He kept "
+            "going, step by step, and crossed the finish line proud.",
+        ),
+        (
+            "Write a short poem about the sea.",
+            "Blue waves roll in, soft and slow; the sea hums songs that " "sailors know.",
+        ),
+        ("Suggest a name for a bakery.", "How about 'Golden Crust'? It sounds warm and inviting."),
+        (
+            "What's your favorite color?",
+            "I don't have real preferences, but many people like blue because " "it feels calm.",
+        ),
+        (
+            "Are cats or dogs better pets?",
+            "Both are great: cats are more independent, while dogs need " "more attention and love company.",
+        ),
+        ("Is reading every day worth it?", "Yes, daily reading builds knowledge, vocabulary and focus."),
+        (
+            "How do I cook rice?",
+            "Rinse the rice, add about one and a half cups of water per cup, then "
+            "simmer covered for about 15 minutes.",
+        ),
+        (
+            "Give me a tip for staying healthy.",
+            "Move a bit every day, sleep enough, and eat plenty of " "vegetables.",
+        ),
+        ("Describe autumn in three words.", "Golden, crisp, cozy."),
+        (
+            "What is programming?",
+            "Programming is writing instructions that a computer can follow to " "complete tasks.",
+        ),
+        (
+            "Are you a robot?",
+            "I'm an AI assistant, not a physical robot, but I can chat and look things " "up for you.",
+        ),
+        ("How were you trained?", "I'm a small language model trained on text and conversation data."),
+        ("Give me a motivational quote.", "Small steps every day add up to big results."),
+        ("Write one line to cheer someone up.", "Hang in there, brighter days are coming!"),
+        ("Suggest a simple dinner idea.", "Try a vegetable stir-fry with rice: quick, healthy and tasty."),
+        (
+            "How can I get better at English?",
+            "Read and listen a little every day, learn words in context, " "and speak as often as you can.",
+        ),
+        ("How many grams are in a kilogram?", "There are 1000 grams in a kilogram."),
+    ],
+}
+# hard negatives: they name a tool or its subject but need no call; that tool is always offered
+NO_TOOL_HARD = {
+    "zh": [
+        ("你能查天气吗?", "可以,告诉我城市名,我就帮你查当前天气。", "weather"),
+        ("你会翻译吗?", "会的,把要翻译的句子和目标语言告诉我就行。", "translate"),
+        ("你能帮我算数学题吗?", "可以,把算式发给我,我来帮你计算。", "math"),
+        ("你会查时间吗?", "会的,告诉我城市或时区,我就能查到那里的当前时间。", "time"),
+        ("你能查汇率吗?", "可以,告诉我要查哪两种货币,我来帮你查。", "rate"),
+        ("你有哪些工具?", "我可以查天气、查时间、查汇率,还能做数学计算、单位换算和翻译。", "all"),
+        ("汇率是什么意思?", "汇率是两种货币之间兑换的比例,比如1美元能换多少人民币。", "rate"),
+        ("天气预报准吗?", "短期的天气预报通常比较准,预报的时间越远,误差越大。", "weather"),
+        ("时区是什么?", "时区是按经度划分的区域,同一时区使用相同的标准时间。", "time"),
+        (
+            "华氏度和摄氏度有什么区别?",
+            "两者都是温度单位:水在0摄氏度结冰,对应32华氏度;美国常用华氏度。",
+            "unit",
+        ),
+        ("英里和公里哪个长?", "英里更长,1英里大约是1.6公里。", "unit"),
+        (
+            "怎么在心里快速换算单位?",
+            "记住几个常用比例就行,比如1英里约1.6公里、1公斤约2.2磅,再做近似计算。",
+            "unit",
+        ),
+        ("计算器怎么用?", "输入数字和运算符,再按等号,就能得到结果。", "math"),
+        ("学外语有什么好方法?", "每天坚持一点,多听多读,大胆开口,把新词用到句子里。", "translate"),
+        ("为什么会有时差?", "因为地球自转,不同经度的地方迎来太阳的时间不同,所以各地时间不一样。", "time"),
+        ("人民币是哪个国家的货币?", "人民币是中国的法定货币。", "rate"),
+        ("下雨天适合做什么?", "可以在家看书、听音乐、看电影,或者做一顿热乎的饭。", "weather"),
+        ("翻译软件靠谱吗?", "日常用语一般翻得不错,但专业或文学内容最好再人工检查一下。", "translate"),
+        ("什么是单位换算?", "单位换算就是把一个量从一种单位换成另一种单位,比如把公里换成英里。", "unit"),
+    ],
+    "en": [
+        (
+            "Can you check the weather?",
+            "Yes. Just tell me which city, and I'll look up the current " "weather.",
+            "weather",
+        ),
+        (
+            "Do you know how to translate?",
+            "Yes, I can translate between Chinese and English. Send me the " "text and the target language.",
+            "translate",
+        ),
+        (
+            "Can you help with math problems?",
+            "Sure, send me the expression and I'll calculate " "it.",
+            "math",
+        ),
+        (
+            "Are you able to look up times in other cities?",
+            "Yes, tell me a city or time zone and " "I'll look up its current time.",
+            "time",
+        ),
+        ("Do you do currency rates?", "Yes, name the two currencies and I'll look up the rate.", "rate"),
+        (
+            "What tools do you have?",
+            "I can check weather, time and exchange rates, do math, convert units " "and translate text.",
+            "all",
+        ),
+        (
+            "What does exchange rate mean?",
+            "It is the price of one currency in another, like how many yuan " "one US dollar buys.",
+            "rate",
+        ),
+        ("What is a kilometer?", "A kilometer is a unit of length equal to 1000 meters.", "unit"),
+        (
+            "How do I convert units in my head?",
+            "Remember a few ratios, like 1 mile is about 1.6 km and 1 " "kg is about 2.2 pounds, then round.",
+            "unit",
+        ),
+        (
+            "What is a time zone?",
+            "A region that shares the same standard time, usually set by " "longitude.",
+            "time",
+        ),
+        (
+            "Why is it night in New York when it's day in Beijing?",
+            "Because the Earth rotates, so places " "on opposite sides face the sun at " "different times.",
+            "time",
+        ),
+        (
+            "Is Fahrenheit or Celsius more common?",
+            "Most countries use Celsius; the United States mainly " "uses Fahrenheit.",
+            "unit",
+        ),
+        (
+            "How accurate are weather forecasts?",
+            "They are usually good for the next few days and less " "reliable further out.",
+            "weather",
+        ),
+        ("Which currency does Japan use?", "Japan uses the yen.", "rate"),
+        (
+            "What's a good way to learn a new language?",
+            "Practice a little every day, listen to native " "speakers, and start speaking early.",
+            "translate",
+        ),
+        (
+            "What should I do on a rainy day?",
+            "Read a book, watch a film, cook something warm, or call a " "friend.",
+            "weather",
+        ),
+        (
+            "Are translation apps reliable?",
+            "They're fine for everyday phrases, but have a person check " "important or technical text.",
+            "translate",
+        ),
+        (
+            "What is a calculator for?",
+            "A calculator does arithmetic quickly, from sums to " "percentages.",
+            "math",
+        ),
+    ],
+}
+
+NO_TOOL_EVAL = {
+    "zh": [
+        "嗨,在吗?",
+        "多谢你的帮忙",
+        "你叫什么名字?",
+        "你都会些什么本领?",
+        "能解释一下什么是深度学习吗?",
+        "给我说个冷笑话",
+        "帮我写一句毕业祝福",
+        "下午好呀",
+        "最近压力好大怎么办?",
+        "推荐一部好看的电影",
+        "什么是区块链?",
+        "用一句话介绍一下你自己",
+        "拜拜啦",
+    ],
+    "en": [
+        "Hey, are you there?",
+        "Thanks a lot for your help.",
+        "What's your name?",
+        "What kinds of things are you able to help with?",
+        "Can you explain what deep learning is?",
+        "Tell me something funny.",
+        "Write a short wish for a friend's wedding.",
+        "Good afternoon!",
+        "How can I deal with stress?",
+        "Recommend a good movie.",
+        "What is blockchain?",
+        "See you later!",
+    ],
+}
+# more held-out no_tool questions: eval-only templates around topics (some of them a tool's subject, where the
+# right answer still needs no call)
+NO_TOOL_EVAL_TEMPLATES = {
+    "zh": ["能简单讲讲{topic}吗?", "{topic}是怎么一回事?", "给我科普一下{topic}"],
+    "en": [
+        "Can you explain {topic} in simple terms?",
+        "What should I know about {topic}?",
+        "Give me a short introduction to {topic}.",
+    ],
+}
+NO_TOOL_EVAL_TOPICS = {
+    "zh": [
+        "量子计算",
+        "通货膨胀",
+        "黑洞",
+        "疫苗的原理",
+        "全球变暖",
+        "潮汐",
+        "时区的由来",
+        "汇率为什么会变动",
+        "华氏温标",
+        "公制单位",
+        "天气预报的原理",
+        "翻译软件的原理",
+        "四则运算",
+        "闰年",
+        "地震",
+    ],
+    "en": [
+        "quantum computing",
+        "inflation",
+        "black holes",
+        "vaccines",
+        "global warming",
+        "tides",
+        "time zones",
+        "exchange rates",
+        "the Fahrenheit scale",
+        "the metric system",
+        "weather forecasting",
+        "machine translation",
+        "long division",
+        "leap years",
+        "earthquakes",
+    ],
+}
+
+# ==========================================================================================================
+# Train-only phrasing variety: openers, closers and end punctuation (SFT and RL prompts, never eval)
+# ==========================================================================================================
+
+# openers by the prompts they fit: "any" prompt, a "question" (it ends with ?), an en "command" (imperative)
+OPENERS = {
+    "zh": {
+        "any": [
+            "你好,",
+            "您好,",
+            "哈喽,",
+            "打扰一下,",
+            "帮个忙,",
+            "劳驾,",
+            "小助手,",
+            "对了,",
+            "那个,",
+            "在不在?",
+            "早呀,",
+            "有件事:",
+        ],
+        "question": [
+            "问一下,",
+            "想问问,",
+            "顺便问下,",
+            "有个问题:",
+            "随便问问,",
+            "我很好奇,",
+            "着急问下:",
+            "请教一下:",
+        ],
+    },
+    "en": {
+        "any": [
+            "Hi, ",
+            "Hello! ",
+            "Hi there! ",
+            "Excuse me, ",
+            "Sorry to bother you, ",
+            "Hiya, ",
+            "Yo, ",
+            "OK so ",
+            "Hello there, ",
+            "Good day! ",
+            "Morning! ",
+            "Hi assistant, ",
+        ],
+        "question": [
+            "Real quick: ",
+            "One question: ",
+            "Just wondering: ",
+            "I'm curious, ",
+            "Random question: ",
+            "Curious: ",
+        ],
+        "command": ["Kindly ", "Pls ", "Go ahead and ", "Help me out: "],
+    },
+}
+# closers: "after" follows a sentence's end mark; "inline" goes before the end mark (questions have their own)
+CLOSERS = {
+    "zh": {
+        "after": [
+            "谢谢!",
+            "谢谢。",
+            "谢谢啦",
+            "感谢!",
+            "辛苦了!",
+            "先谢过了。",
+            "拜托了!",
+            "谢了!",
+            "有劳了。",
+            "感激不尽!",
+        ],
+        "inline": [",谢谢", ",谢啦", ",拜托了", ",辛苦啦", ",感谢"],
+        "inline_question": ["呢", "啊"],
+    },
+    "en": {
+        "after": [
+            " Thank you!",
+            " Thank you.",
+            " Cheers!",
+            " Much appreciated.",
+            " Appreciate it!",
+            " Thx!",
+            " TIA!",
+            " Ty.",
+            " You're a lifesaver.",
+            " You're the best.",
+        ],
+        "inline": [", pls", " pls", ", thank you", ", thx", ", if you can", ", if possible"],
+        "inline_question": [", pls", " pls", ", if you know"],
+    },
+}
+END_MARKS = "??!!.。"
+END_VARIANTS = {
+    ("zh", True): ["?", "?", "", "??"],
+    ("zh", False): ["。", "", "!", "!"],
+    ("en", True): ["?", "", "??", "?"],
+    ("en", False): [".", "", "!"],
+}
+ZH_PARTICLES = "呢吗啊吧呀么"  # a question ending in one of these takes no inline particle
+POLITE_ENDINGS = ("please", "pls", "谢谢")  # a prompt that already ends politely takes no inline closer
+EN_COMMANDS = {
+    "add",
+    "calculate",
+    "change",
+    "check",
+    "compare",
+    "compute",
+    "convert",
+    "describe",
+    "evaluate",
+    "exchange",
+    "get",
+    "give",
+    "help",
+    "look",
+    "recommend",
+    "say",
+    "show",
+    "solve",
+    "suggest",
+    "sum",
+    "tell",
+    "translate",
+    "work",
+    "write",
+}
+# en first words that keep their capital after an opener: names of places, currencies, languages, "I"
+KEEP_CAPITAL = {
+    label.split()[0]
+    for label in (
+        [en for _, en in CITY_NAMES.values()]
+        + [p for _, ens in TIME_PLACES.values() for p in ens]
+        + [en for _, en in CURRENCY_NAMES.values()]
+        + [en for _, en in ERROR_CURRENCIES.values()]
+        + [p for _, ens in LANGUAGE_NAMES.values() for p in ens]
+        + HINT_PLACES["en"]
+        + ERROR_CITIES["en"]
+        + [en for _, en, _ in ERROR_TIMEZONES]
+    )
+} | {"I", "I'm", "I'd", "I've", "I'll", "MiniMind", "Python", "Fahrenheit", "Celsius", "American"}
+
+# ==========================================================================================================
+# Answer templates (train style; also used as the RL reference answer)
+# ==========================================================================================================
+
+WEATHER_A = {
+    "zh": [
+        "{city}现在{temperature},{condition},湿度{humidity}。",
+        "{city}当前天气:{condition},气温{temperature},湿度{humidity}。",
+    ],
+    "en": [
+        "It's {temperature} and {condition} in {city} right now, with {humidity} humidity.",
+        "Current weather in {city}: {condition}, {temperature}, humidity {humidity}.",
+    ],
+}
+TIME_A = {
+    "zh": ["{place}现在是{hhmm}({date},{weekday})。", "{place}当前时间:{date} {hhmm},{weekday}。"],
+    "en": [
+        "It's {hhmm} in {place} ({weekday}, {date}).",
+        "The current time in {place} is {hhmm} on {weekday}, {date}.",
+    ],
+}
+TIME_LOCAL_A = {
+    "zh": ["现在是{hhmm}({date},{weekday})。", "现在是北京时间{hhmm},{date} {weekday}。"],
+    "en": ["It's {hhmm} now ({weekday}, {date}).", "It's {hhmm} Beijing time, {weekday} {date}."],
+}
+EXCHANGE_A = {
+    "zh": ["1{src}可兑换{rate}{dst}。", "{src}兑{dst}的汇率是{rate}。"],
+    "en": ["1 {src} = {rate} {dst}.", "The {src} to {dst} exchange rate is {rate}."],
+}
+UNIT_A = {
+    "zh": ["{value}{src}约等于{result}{dst}。", "换算结果:{value}{src} = {result}{dst}。"],
+    "en": ["{value} {src} is about {result} {dst}.", "{value} {src} = {result} {dst}."],
+}
+MATH_A = {
+    "zh": ["{expr} = {result}。", "计算结果是 {result}。", "{expr} 的结果是 {result}。"],
+    "en": ["{expr} = {result}.", "The result is {result}."],
+}
+TRANSLATE_A = {
+    "zh": ["“{text}”翻译成{language}是:{translation}", "翻译结果:{translation}"],
+    "en": ["In {language}, '{text}' is: {translation}", "Translation: {translation}"],
+}
+PARALLEL_A = {
+    "zh": ["{f1};{f2}。", "查询结果:{f1};{f2}。"],
+    "en": ["{f1}; {f2}.", "Here is what I found: {f1}; {f2}."],
+}
+CHAIN_FAHRENHEIT_A = {
+    "zh": ["{city}现在{temperature},换算成华氏度约为{f}°F。", "{city}当前气温{temperature},约合{f}华氏度。"],
+    "en": [
+        "It's {temperature} in {city}, which is about {f}°F.",
+        "{city} is at {temperature} right now, roughly {f} degrees Fahrenheit.",
+    ],
+}
+CHAIN_MONEY_A = {
+    "zh": [
+        "按汇率{rate}计算,{amount}{src}约可兑换{total}{dst}。",
+        "{amount}{src}大约是{total}{dst}(汇率{rate})。",
+    ],
+    "en": [
+        "At a rate of {rate}, {amount} {src} is about {total} {dst}.",
+        "{amount} {src} is roughly {total} {dst} (rate {rate}).",
+    ],
+}
+CHAIN_PRICE_A = {
+    "zh": ["按汇率{rate}换算,{n}件一共约{total}{dst}。", "总价约{total}{dst}(汇率{rate})。"],
+    "en": [
+        "At a rate of {rate}, {n} of them cost about {total} {dst}.",
+        "In total about {total} {dst} (rate {rate}).",
+    ],
+}
+CHAIN_TOTAL_A = {
+    "zh": ["{q}{src}×{n} = {total}{src},约合{result}{dst}。", "一共{total}{src},换算成{dst}约为{result}。"],
+    "en": [
+        "{n} × {q} {src} = {total} {src}, which is about {result} {dst}.",
+        "The total is {total} {src}, about {result} {dst}.",
+    ],
+}
+CORR_WEATHER_A = {
+    "zh": [
+        "{place}属于{parent},{parent}现在{temperature},{condition},湿度{humidity}。",
+        "{place}在{parent},{parent}当前天气:{condition},{temperature}。",
+    ],
+    "en": [
+        "{place} is in {parent}: {temperature} and {condition}, humidity {humidity}.",
+        "{place} is part of {parent}: {condition}, {temperature}.",
+    ],
+}
+CORR_MATH_A = {
+    "zh": ["{fixed} = {result}。", "计算结果是 {result}。"],
+    "en": ["{fixed} = {result}.", "The result is {result}."],
+}
+ERROR_WEATHER_A = {
+    "zh": ["抱歉,暂时查不到{city}的天气,天气服务不支持这个城市。"],
+    "en": ["Sorry, I couldn't get the weather for {city}; the service doesn't cover it."],
+}
+ERROR_EXCHANGE_A = {
+    "zh": ["抱歉,查不到{src}兑{dst}的汇率,目前不支持这种货币。"],
+    "en": ["Sorry, I couldn't get the {src} to {dst} rate; that currency is not supported."],
+}
+ERROR_TRANSLATE_A = {
+    "zh": ["抱歉,暂时无法翻译“{text}”。"],
+    "en": ["Sorry, I couldn't translate '{text}' right now."],
+}
+ERROR_TIME_A = {
+    "zh": ["抱歉,查不到{place}的当前时间。"],
+    "en": ["Sorry, I couldn't get the current time in {place}."],
+}
+
+THINK_ERROR = {
+    "zh": "工具返回了错误,这个信息查不到,应该如实告诉用户。",
+    "en": "The tool returned an error, so I cannot get this information; I should tell the user.",
+}
+THINK_DIRECT = {
+    "zh": "这个问题不需要调用工具,直接回答即可。",
+    "en": "No tool is needed for this; I can answer directly.",
+}
+
+
+# ==========================================================================================================
+# The three phrasing splits
+# ==========================================================================================================
+
+
+def no_tool_eval_questions(lang) -> list:
+    templated = [
+        t.format(topic=topic) for topic in NO_TOOL_EVAL_TOPICS[lang] for t in NO_TOOL_EVAL_TEMPLATES[lang]
+    ]
+    return NO_TOOL_EVAL[lang] + templated
+
+
+# no_tool train questions by kind; a "hard" one names the tool it is about by a short topic
+NO_TOOL_TABLES = {"chat": NO_TOOL_CHAT, "ask": NO_TOOL_ASK, "hard": NO_TOOL_HARD}
+TOOL_TOPICS = {
+    "math": "calculate_math",
+    "unit": "unit_converter",
+    "weather": "get_current_weather",
+    "time": "get_current_time",
+    "rate": "get_exchange_rate",
+    "translate": "translate_text",
+}
+if sorted(TOOL_TOPICS.values()) != sorted(TOOL_NAMES):
+    raise ValueError("TOOL_TOPICS: every tool needs exactly one topic")
+for _lang in LANGS:
+    for _q, _a, _topic in NO_TOOL_HARD[_lang]:
+        if _topic not in TOOL_TOPICS and _topic != "all":
+            raise ValueError(f"NO_TOOL_HARD[{_lang!r}]: unknown topic {_topic!r} for {_q!r}")
+
+# every user template table, by intent (the error makers reuse the single-call tables)
+TEMPLATE_TABLES = {
+    "weather": WEATHER_Q,
+    "time": TIME_Q,
+    "time_local": TIME_LOCAL_Q,
+    "exchange": EXCHANGE_Q,
+    "unit": UNIT_Q,
+    "math": MATH_Q,
+    "translate": TRANSLATE_Q,
+    "par_weather2": PAR_WEATHER2_Q,
+    "par_weather_exchange": PAR_WEATHER_EXCHANGE_Q,
+    "par_time2": PAR_TIME2_Q,
+    "par_exchange2": PAR_EXCHANGE2_Q,
+    "par_weather_time": PAR_WEATHER_TIME_Q,
+    "chain_fahrenheit": CHAIN_FAHRENHEIT_Q,
+    "chain_money": CHAIN_MONEY_Q,
+    "chain_price": CHAIN_PRICE_Q,
+    "chain_total": CHAIN_TOTAL_Q,
+    "corr_weather": CORR_WEATHER_Q,
+    "corr_math": CORR_MATH_Q,
+}
+
+# Three phrasing splits that never share a phrasing: "sft" (the SFT conversations), "rl" (the agent RL prompt
+# pool) and "eval" (the held-out set). The "train" lists hold SFT and RL phrasings together: every
+# RL_EVERY-th one (the 5th, 10th, ...) is RL's, and the same goes for the no_tool (question, answer) lists.
+RL_EVERY = 5
+
+
+def carve_rl(items) -> tuple:
+    """(SFT items, RL items) of one "train" list."""
+    return (
+        [x for i, x in enumerate(items) if i % RL_EVERY != RL_EVERY - 1],
+        [x for i, x in enumerate(items) if i % RL_EVERY == RL_EVERY - 1],
+    )
+
+
+for _table in TEMPLATE_TABLES.values():
+    _train = _table.pop("train")
+    _table["sft"], _table["rl"] = {}, {}
+    for _lang in LANGS:
+        _table["sft"][_lang], _table["rl"][_lang] = carve_rl(_train[_lang])
+NO_TOOL_SPLITS = {"sft": {}, "rl": {}}  # phrasing split -> kind -> lang -> [(question, answer[, topic])]
+for _kind, _pairs in NO_TOOL_TABLES.items():
+    NO_TOOL_SPLITS["sft"][_kind], NO_TOOL_SPLITS["rl"][_kind] = {}, {}
+    for _lang in LANGS:
+        NO_TOOL_SPLITS["sft"][_kind][_lang], NO_TOOL_SPLITS["rl"][_kind][_lang] = carve_rl(_pairs[_lang])

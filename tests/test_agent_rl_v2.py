@@ -1,0 +1,161 @@
+"""Agent RL v2: the reward without noise terms, token-level loss normalisation and dynamic sampling."""
+import json
+import os
+import re
+import shutil
+
+import torch
+
+import trainer.train_agent as train_agent
+from conftest import ScriptedEngine, tool_call_text
+from dataset.agent_phrasings import NO_TOOL_SPLITS
+from dataset.lm_dataset import AgentRLDataset
+from test_agent import ROOT, make_traj, read_metrics, tiny_setup
+from trainer.train_agent import TOOLS, RewardGuards, calculate_rewards, execute_tool
+from trainer.trainer_utils import DistInfo
+
+WEATHER = ["get_current_weather", "get_current_weather"]
+
+
+def weather_turns(places, answer):
+    return [tool_call_text("get_current_weather", {"location": p}) for p in places] + [answer]
+
+
+def test_a_correction_task_solved_directly_scores_like_the_failing_call_first():
+    result = execute_tool("get_current_weather", {"location": "上海"})
+    gt = [result["temperature"]]
+    answer = f"浦东属于上海,上海现在{result['temperature']}。"
+    failing_first = make_traj(weather_turns(["浦东", "上海"], answer))
+    direct = make_traj(weather_turns(["上海"], answer))
+    args = ([failing_first, direct], [gt, gt], [TOOLS, TOOLS], 1, None, [WEATHER, WEATHER])
+    fixed = calculate_rewards(*args, guards=RewardGuards(), categories=["correction", "correction"])
+    assert [r.total for r in fixed] == [3.0, 3.0]
+    design = calculate_rewards(*args, guards=RewardGuards.design(), categories=["correction", "correction"])
+    assert [r.total for r in design] == [3.0, 2.0]  # the design's count rule: one call short of two
+    # the fix is for correction tasks only: a parallel task answered with one call of two stays short
+    parallel = calculate_rewards(*args, guards=RewardGuards(), categories=["parallel", "parallel"])
+    assert [r.total for r in parallel] == [3.0, 2.0]
+
+
+def test_no_repetition_penalty_between_answers_that_hold_the_gt():
+    calc = tool_call_text("calculate_math", {"expression": "256*37"})
+    plain = make_traj([calc, "256*37 = 9472。"])
+    repeated = make_traj([calc, "结果是 9472,结果是 9472,结果是 9472。"])
+    wrong = make_traj([calc, "结果是 9742,结果是 9742,结果是 9742。"])
+    batch = ([plain, repeated, wrong], [["9472"]] * 3, [TOOLS] * 3, 1, None, [["calculate_math"]] * 3)
+    spared = calculate_rewards(*batch, guards=RewardGuards())
+    assert spared[0].total == spared[1].total == 3.0
+    assert spared[2].repetition < 0  # a wrong answer keeps the penalty
+    design = calculate_rewards(*batch, guards=RewardGuards.design())
+    assert design[1].repetition < 0 and design[1].total < design[0].total
+
+
+def test_design_guards_reproduce_the_worked_examples_and_thinking_is_off_by_default():
+    calc = '<tool_call>\n{"name": "calculate_math", "arguments": {"expression": "256*37"}}\n</tool_call>'
+    traj = make_traj([calc, "256*37=9472"])
+    assert calculate_rewards([traj], [["9472"]], [TOOLS], 1, guards=RewardGuards.design())[0].total == 3.0
+    assert calculate_rewards([traj], [["9472"]], [TOOLS], 1)[0].total == 3.0  # guards=None: the design
+    args = train_agent.parse_args([])
+    assert args.thinking_ratio == 0.0  # the evaluation never thinks
+    assert args.direct_correction == 1 and args.spare_correct_repetition == 1
+
+
+LIVE_VALUE = re.compile(r"what time is it|the time\b|time right now|几点|现在.{0,4}时间|weather (in|like)|"
+                        r"天气怎么样|rate (today|now)|汇率是多少", re.I)
+
+
+def test_no_tool_questions_never_ask_for_a_live_value():
+    """A no_tool label on a question that needs a tool ("Can you tell the time?") makes the needless-call
+    guard punish the right call."""
+    asked = [q for split in NO_TOOL_SPLITS.values() for kind in split.values() for pairs in kind.values()
+             for q, *_ in pairs if LIVE_VALUE.search(q)]
+    assert not asked, asked
+
+
+def test_token_level_loss_is_the_mean_over_all_model_tokens():
+    class A:
+        loss_type, beta, epsilon_high, loss_norm = "cispo", 0.0, 5.0, "token"
+    logps = torch.log(torch.full((2, 4), 0.5))
+    mask = torch.tensor([[1.0, 1, 1, 1], [1, 0, 0, 0]])
+    adv = torch.tensor([1.0, -1.0])
+    token_sum, _, _ = train_agent.policy_loss(logps, logps.detach(), logps, adv, mask, A)
+    per_token = -adv[:, None] * logps  # ratio 1
+    assert torch.allclose(token_sum / mask.sum(), (per_token * mask).sum() / 5)
+    A.loss_norm = "sequence"
+    seq_mean, _, _ = train_agent.policy_loss(logps, logps.detach(), logps, adv, mask, A)
+    assert torch.allclose(seq_mean, ((per_token * mask).sum(1) / mask.sum(1)).mean())
+
+
+def test_token_level_loss_does_not_depend_on_the_micro_batch(tmp_path, tok):
+    weights = []
+    for micro in ("1", "4"):
+        run = tmp_path / micro
+        args = tiny_setup(run, tok) + ["--skip_zero_std", "0", "--loss_norm", "token", "--max_steps", "1",
+                                       "--train_micro_batch", micro]
+        train_agent.main(args)
+        weights.append(torch.load(run / "out" / "agent_64.pth", weights_only=True))
+        assert read_metrics(run / "out")[0]["stepped"]
+    start = torch.load(tmp_path / "1" / "out" / "full_sft_64.pth", weights_only=True)
+    assert any(not torch.equal(weights[0][k], start[k]) for k in start)  # the step moved the weights
+    for k in weights[0]:
+        assert torch.allclose(weights[0][k], weights[1][k], atol=1e-6), k
+
+
+class FakeState:
+    """What collect_groups reads from a TrainState."""
+
+    def __init__(self, tok, scripts, argv):
+        self.args = train_agent.parse_args(argv)
+        self.tokenizer, self.rollout_engine = tok, ScriptedEngine(tok, scripts)
+        self.reward_model, self.guards, self.dist = None, RewardGuards(), DistInfo()
+
+
+def test_dynamic_sampling_draws_until_the_step_has_its_informative_groups(tok):
+    dataset = AgentRLDataset(os.path.join(ROOT, "dataset", "agent_rl.jsonl"))
+    batches = [[0, 1], [2, 3], [4, 5], [6, 7]]
+    same, broken = "你好!", "<tool_call>"  # an unclosed tag scores -0.5 below the plain answer
+    scripts = [[same] * 4,  # batch 0: both groups without signal
+               [same, broken, same, same],  # batch 1: one informative group
+               [broken, same, same, broken],  # batch 2: two
+               [same, broken, same, broken]]
+    argv = ["--max_turns", "1", "--batch_size", "2", "--num_generations", "2", "--max_draws"]
+    for max_draws, chunks, informative in (("1", 1, 0), ("2", 2, 1), ("3", 3, 3), ("9", 3, 3)):
+        state = FakeState(tok, scripts, argv + [max_draws])
+        groups = train_agent.collect_groups(state, dataset, batches, 0)
+        assert (groups.chunks, groups.informative) == (chunks, informative)
+        assert groups.prompts == [i for batch in batches[:chunks] for i in batch]
+        assert len(groups.trajs) == len(groups.rewards) == 2 * len(groups.items) == 4 * chunks
+        assert (groups.group_std > 0).sum() == informative
+    # the epoch's end stops the drawing
+    state = FakeState(tok, scripts, argv + ["9"])
+    assert train_agent.collect_groups(state, dataset, batches, 3).chunks == 1
+
+
+def test_dynamic_sampling_resume_equals_uninterrupted(tmp_path, tok, monkeypatch):
+    args = tiny_setup(tmp_path, tok, n_prompts=16) + ["--max_draws", "3", "--skip_zero_std", "0"]
+    snapshot = tmp_path / "resumed" / "agent_64_resume.pth"
+    os.makedirs(snapshot.parent)
+    shutil.copy(tmp_path / "out" / "full_sft_64.pth", snapshot.parent / "full_sft_64.pth")
+    save = train_agent.save_checkpoints
+
+    def save_and_keep_step_2(state, epoch, batches_done):
+        save(state, epoch, batches_done)
+        if state.step == 2:
+            shutil.copy(tmp_path / "out" / "agent_64_resume.pth", snapshot)
+
+    monkeypatch.setattr(train_agent, "save_checkpoints", save_and_keep_step_2)
+    train_agent.main(args + ["--max_steps", "3"])
+    monkeypatch.setattr(train_agent, "save_checkpoints", save)
+    args[args.index("--save_dir") + 1] = str(snapshot.parent)
+    train_agent.main(args + ["--max_steps", "3", "--from_resume", "1"])
+    straight, resumed = read_metrics(tmp_path / "out"), read_metrics(snapshot.parent)
+    assert [m["step"] for m in straight] == [1, 2, 3] and [m["step"] for m in resumed] == [3]
+    assert resumed[0]["prompts"] == straight[2]["prompts"]
+    for m in straight:
+        assert m["prompts_drawn"] == len(m["prompts"]) and m["prompts_drawn"] % 2 == 0
+        assert 0 <= m["informative_share"] <= 1
+    a = torch.load(tmp_path / "out" / "agent_64.pth", weights_only=True)
+    b = torch.load(snapshot.parent / "agent_64.pth", weights_only=True)
+    for k in a:
+        assert torch.allclose(a[k], b[k], atol=1e-6), k
+    assert json.dumps(straight[2]["prompts"]) == json.dumps(resumed[0]["prompts"])
