@@ -8,7 +8,8 @@ Writes (under --out_dir):
     sft_agent.jsonl       {"conversations": [OpenAI-style messages], "category": ...}
     sft_agent_val.jsonl   same distribution, no conversation shared with sft_agent.jsonl
     agent_rl.jsonl        {"conversations": [system, user, reference answer], "gt", "category",
-                           "expect_tools"}
+                           "expect_tools"}: a 2,000-prompt sample of the RL pool's distribution (shipped)
+    agent_rl_pool.jsonl   the same, 20,000 prompts: what agent RL trains on (made on first use, ~15 s)
     eval_toolcall.jsonl   the held-out set: {"prompt", "tools", "gt", "expect_tools", "category", "skill",
                           "expect_calls"}, eval-only phrasings, held-out numbers
     eval_toolcall_seen.jsonl  the same with SFT phrasings (held-out numbers): a skill, not a phrasing
@@ -33,6 +34,7 @@ or its subject ("你能查天气吗?", "What is a kilometer?") but need no call.
 Run from the repo root (deterministic: the same seed gives byte-identical files):
     python scripts/make_agent_data.py
     python scripts/make_agent_data.py --seed 42 --out_dir dataset --n_sft 40000 --n_sft_val 300 --n_rl 2000
+    python scripts/make_agent_data.py --only agent_rl_pool.jsonl    # one file (the others are not built)
 """
 import argparse
 import functools
@@ -66,13 +68,21 @@ from dataset.agent_phrasings import (  # noqa: E402  the phrasing tables
 )
 
 
+FILES = ["sft_agent.jsonl", "sft_agent_val.jsonl", "agent_rl.jsonl", "agent_rl_pool.jsonl",
+         "eval_toolcall.jsonl", "eval_toolcall_seen.jsonl"]
+
+
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description="Build the SFT, RL and eval data for MiniMind tool use.")
     p.add_argument("--seed", type=int, default=42, help="random seed; the same seed gives identical files")
     p.add_argument("--out_dir", default=os.path.join(ROOT, "dataset"), help="folder for the .jsonl files")
     p.add_argument("--n_sft", type=int, default=40_000, help="number of SFT training conversations")
     p.add_argument("--n_sft_val", type=int, default=300, help="number of SFT validation conversations")
-    p.add_argument("--n_rl", type=int, default=2000, help="number of RL prompts")
+    p.add_argument("--n_rl", type=int, default=2000, help="number of RL prompts in the shipped sample")
+    p.add_argument("--n_rl_pool", type=int, default=20_000,
+                   help="number of RL prompts in the training pool (agent_rl_pool.jsonl, not shipped)")
+    p.add_argument("--only", nargs="+", choices=FILES, default=None,
+                   help="write only these files (the others are not built; the checks see what is)")
     return p.parse_args(argv)
 
 
@@ -1044,6 +1054,7 @@ def offered_names(conversations):
 
 
 def run_checks(sft, val, rl, evals, seen_evals):
+    """Every check of the built rows; `rl` holds every RL row (the shipped sample and the pool)."""
     for rows in (sft, val):
         for sample, record in rows:
             conv = record["conversations"]
@@ -1057,6 +1068,10 @@ def run_checks(sft, val, rl, evals, seen_evals):
         check_sample(sample, conv[-1]["content"], offered_names(conv))
     for sample, record in evals + seen_evals:
         check_sample(sample, sample.answer, record["tools"])
+    sft_prompts = {s.user for rows in (sft, val) for s, _ in rows}
+    for sample, _ in rl:  # RL learns on phrasings SFT never fit
+        if sample.user in sft_prompts:
+            raise DataCheckError(f"RL prompt {sample.user!r} is also an SFT prompt")
     train = [s for rows in (sft, val, rl) for s, _ in rows]
     train_prompts = {s.user for s in train}
     train_values = {str(v) for s in train for v in s.values}
@@ -1090,18 +1105,24 @@ def main(argv=None):
     def rng(name):  # one random stream per file, so that the size of one file never changes another
         return random.Random(f"{args.seed}:{name}")
 
+    wanted = set(args.only or FILES)
     eval_rng, seen_rng, val_rng = rng("eval"), rng("eval_seen"), rng("sft_val")
     evals = build_eval(Ctx(eval_rng, "eval", "eval"), eval_jobs(eval_rng, "eval", EVAL_PER_SKILL))
     seen_evals = build_eval(Ctx(seen_rng, "sft", "eval"), eval_jobs(seen_rng, "sft", SEEN_PER_SKILL))
-    seen = set()
-    val = build_split(Ctx(val_rng, "sft", "train"), args.n_sft_val, SFT_WEIGHTS, sft_record, seen)
-    sft = build_split(Ctx(rng("sft"), "sft", "train"), args.n_sft, SFT_WEIGHTS, sft_record, seen)
-    rl = build_split(Ctx(rng("rl"), "rl", "train"), args.n_rl, RL_WEIGHTS, rl_record)
-    run_checks(sft, val, rl, evals, seen_evals)
+    seen, val, sft, rl, pool = set(), [], [], [], []
+    if wanted & {"sft_agent.jsonl", "sft_agent_val.jsonl"}:  # val first: SFT redraws what val holds
+        val = build_split(Ctx(val_rng, "sft", "train"), args.n_sft_val, SFT_WEIGHTS, sft_record, seen)
+        sft = build_split(Ctx(rng("sft"), "sft", "train"), args.n_sft, SFT_WEIGHTS, sft_record, seen)
+    if "agent_rl.jsonl" in wanted:
+        rl = build_split(Ctx(rng("rl"), "rl", "train"), args.n_rl, RL_WEIGHTS, rl_record)
+    if "agent_rl_pool.jsonl" in wanted:
+        pool = build_split(Ctx(rng("rl_pool"), "rl", "train"), args.n_rl_pool, RL_WEIGHTS, rl_record)
+    run_checks(sft, val, rl + pool, evals, seen_evals)
 
     os.makedirs(args.out_dir, exist_ok=True)
     files = {"sft_agent.jsonl": sft, "sft_agent_val.jsonl": val, "agent_rl.jsonl": rl,
-             "eval_toolcall.jsonl": evals, "eval_toolcall_seen.jsonl": seen_evals}
+             "agent_rl_pool.jsonl": pool, "eval_toolcall.jsonl": evals, "eval_toolcall_seen.jsonl": seen_evals}
+    files = {name: rows for name, rows in files.items() if name in wanted}
     categories = list(SFT_WEIGHTS)
     print(f"{'file':<26}" + "".join(f"{c:>11}" for c in categories) + f"{'total':>8}{'thinking':>10}")
     for name, rows in files.items():

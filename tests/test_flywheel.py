@@ -141,7 +141,8 @@ def val_data(tmp_path_factory):
     from scripts.make_agent_data import main as make_agent_data
 
     out = tmp_path_factory.mktemp("sft")
-    make_agent_data(["--out_dir", str(out), "--n_sft", "20", "--n_sft_val", "300", "--n_rl", "10"])
+    make_agent_data(["--out_dir", str(out), "--n_sft", "20", "--n_sft_val", "300", "--n_rl", "10",
+                     "--n_rl_pool", "10"])
     VAL_DIR["path"] = str(out)
 
 

@@ -1,5 +1,6 @@
 """The held-out sets: three phrasing splits that never meet, held-out numbers, the interval code."""
 import json
+import os
 import math
 import re
 
@@ -38,9 +39,24 @@ def test_a_shared_phrasing_is_an_error_that_names_the_table(monkeypatch):
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     out = tmp_path_factory.mktemp("data")
-    data.main(["--out_dir", str(out), "--n_sft", "300", "--n_sft_val", "30", "--n_rl", "200"])
+    data.main(["--out_dir", str(out), "--n_sft", "300", "--n_sft_val", "30", "--n_rl", "200", "--n_rl_pool", "300"])
     return {name: [json.loads(line) for line in open(out / name, encoding="utf-8")]
-            for name in ("eval_toolcall.jsonl", "eval_toolcall_seen.jsonl", "agent_rl.jsonl", "sft_agent.jsonl")}
+            for name in ("eval_toolcall.jsonl", "eval_toolcall_seen.jsonl", "agent_rl.jsonl", "sft_agent.jsonl",
+                         "agent_rl_pool.jsonl")}
+
+
+def test_rl_prompts_are_never_sft_prompts(built):
+    sft = {m["content"] for r in built["sft_agent.jsonl"] for m in r["conversations"] if m["role"] == "user"}
+    rl = [r["conversations"][1]["content"] for name in ("agent_rl.jsonl", "agent_rl_pool.jsonl")
+          for r in built[name]]
+    assert len(rl) == 500 and not [p for p in rl if p in sft]
+
+
+def test_only_writes_the_files_asked_for(tmp_path):
+    data.main(["--out_dir", str(tmp_path), "--only", "agent_rl_pool.jsonl", "--n_rl_pool", "50"])
+    assert sorted(os.listdir(tmp_path)) == ["agent_rl_pool.jsonl"]
+    rows = [json.loads(line) for line in open(tmp_path / "agent_rl_pool.jsonl", encoding="utf-8")]
+    assert len(rows) == 50 and {r["category"] for r in rows} <= set(data.RL_WEIGHTS)
 
 
 def test_held_out_sets_sizes_and_skills(built):

@@ -31,12 +31,26 @@ def _factorial(n):
     return math.factorial(int(n))
 
 
+MAX_ROUND_DIGITS = 100  # round(x, -10**7) would build 10**10**7
+
+
+def _round(x, ndigits=None):
+    if ndigits is None:
+        return round(x)
+    if ndigits != int(ndigits) or abs(ndigits) > MAX_ROUND_DIGITS:
+        raise ToolError(f"round needs a whole number of digits in -{MAX_ROUND_DIGITS}..{MAX_ROUND_DIGITS}")
+    return round(x, int(ndigits))
+
+
 MATH_FUNCTIONS = {
-    "sqrt": math.sqrt, "abs": abs, "round": round, "floor": math.floor, "ceil": math.ceil,
+    "sqrt": math.sqrt, "abs": abs, "round": _round, "floor": math.floor, "ceil": math.ceil,
     "exp": math.exp, "log": math.log, "log10": math.log10, "log2": math.log2, "ln": math.log,
     "sin": math.sin, "cos": math.cos, "tan": math.tan, "factorial": _factorial,
 }
+TWO_ARGUMENTS = {"round", "log"}  # the functions that take a second argument (digits, base)
 MATH_CONSTANTS = {"pi": math.pi, "e": math.e}
+SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
+SUPERSCRIPT_RUN = re.compile("[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+")
 _EXPRESSION_REPLACEMENTS = {"^": "**", "×": "*", "÷": "/", "−": "-", "—": "-", "·": "*"}
 
 
@@ -75,19 +89,22 @@ def _eval_node(node):
         return _check_size(_UNARY_OPS[type(node.op)](_eval_node(node.operand)))
     if isinstance(node, ast.Name) and node.id in MATH_CONSTANTS:
         return MATH_CONSTANTS[node.id]
-    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in MATH_FUNCTIONS
-            and not node.keywords and 1 <= len(node.args) <= 2):
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in MATH_FUNCTIONS:
+        name, most = node.func.id, 2 if node.func.id in TWO_ARGUMENTS else 1
+        if node.keywords or not 1 <= len(node.args) <= most:
+            raise ToolError(f"{name} takes {'1 or 2 arguments' if most == 2 else 'one argument'}")
         args = [_eval_node(a) for a in node.args]
-        return _check_size(MATH_FUNCTIONS[node.func.id](*args))
+        return _check_size(MATH_FUNCTIONS[name](*args))
     raise ToolError(f"unsupported syntax: {type(node).__name__}")
 
 
 def _format_number(x):
-    """9472 -> "9472"; 2.5 -> "2.5"; 1/3 -> "0.3333333333" (10 significant digits)."""
+    """9472 -> "9472"; 2.5 -> "2.5"; 1/3 -> "0.3333333333" (10 significant digits, but never fewer than
+    the integer part has: 12345678901.5 -> "12345678901.5")."""
     if isinstance(x, float) and x.is_integer() and abs(x) < 1e15:
         return str(int(x))
     if isinstance(x, float):
-        return f"{x:.10g}"
+        return f"{x:.10g}" if abs(x) < 1e10 else repr(x)
     return str(x)
 
 
@@ -95,7 +112,9 @@ def evaluate_expression(expression: str) -> str:
     """Evaluate arithmetic safely; raise ToolError with a hint the model can act on."""
     if len(expression) > MAX_EXPRESSION_CHARS:
         raise ToolError(f"expression longer than {MAX_EXPRESSION_CHARS} characters")
-    text = unicodedata.normalize("NFKC", expression)
+    # powers written as superscripts: NFKC alone would fold 10² into the number 102
+    text = SUPERSCRIPT_RUN.sub(lambda m: "**(" + m.group(0).translate(SUPERSCRIPTS) + ")", expression)
+    text = unicodedata.normalize("NFKC", text)
     for old, new in _EXPRESSION_REPLACEMENTS.items():
         text = text.replace(old, new)
     text = text.strip().rstrip("=").strip()

@@ -8,10 +8,12 @@ themselves (the registry, name -> function) are given by the caller: trainer/tra
 """
 import json
 import multiprocessing
+import os
 import signal
 import threading
 
 MAX_TOOL_OUTPUT_CHARS = 4000  # a result longer than this (as JSON) is cut before it is tokenized
+PARENT_CHECK_S = 1.0  # an idle worker checks this often that its parent is alive
 
 
 class ToolError(Exception):
@@ -33,14 +35,20 @@ def _run_tool(registry, name, args):
         return result
 
 
-def _tool_worker(conn, registry):
-    """Body of a tool worker process: run calls until the pipe closes. Any failure becomes an error object."""
+def _tool_worker(conn, registry, inherited, parent_pid):
+    """Body of a tool worker process: run calls until the pipe closes or the parent dies. Any failure
+    becomes an error object."""
     # Ctrl-C reaches the whole process group; the trainer finishes its step (with these workers) before it
     # exits, so workers ignore it. SIGTERM ends a worker (not the trainer's handler, inherited by the fork).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    for other in inherited:  # the parent's pipe ends a fork copied: held here, no pipe would ever see EOF
+        other.close()
     while True:
         try:
+            while not conn.poll(PARENT_CHECK_S):
+                if os.getppid() != parent_pid:  # the parent died (killed -9: no EOF if a fd leaked)
+                    return
             payload = conn.recv()
         except (EOFError, OSError):
             return
@@ -72,18 +80,24 @@ class ToolRunner:
         self.idle = []
         self.lock = threading.Lock()
         self.killed = 0  # workers killed at a timeout (for the logs)
+        self.conns = set()  # the parent's ends of every live worker's pipe
 
     def _start(self):
         parent, child = self.ctx.Pipe()
-        proc = self.ctx.Process(
-            target=_tool_worker, args=(child, self.registry), daemon=True, name="tool-worker"
-        )
+        with self.lock:
+            self.conns.add(parent)
+            # a forked worker inherits all of them; it closes them (a spawned one inherits none)
+            inherited = list(self.conns) if self.ctx.get_start_method() == "fork" else []
+        proc = self.ctx.Process(target=_tool_worker, args=(child, self.registry, inherited, os.getpid()),
+                                daemon=True, name="tool-worker")
         proc.start()
         child.close()
         return proc, parent
 
     def _kill(self, worker):
         proc, conn = worker
+        with self.lock:
+            self.conns.discard(conn)
         conn.close()
         proc.kill()
         proc.join(timeout=1.0)

@@ -35,6 +35,7 @@ import os
 import random
 import re
 import signal
+import subprocess
 import sys
 import time
 from dataclasses import dataclass, field, fields
@@ -53,7 +54,7 @@ from trainer.outcome import count_repeated_calls, final_answer, tool_result_ok, 
 from trainer.rollout_engine import compute_per_token_logps, create_rollout_engine
 from trainer.tool_runner import ToolError, ToolRunner, cap_tool_result
 from trainer.trainer_utils import (
-    DistInfo, RankShare, add_model_args, all_ranks_any, all_ranks_sum, autocast, average_record,
+    DistInfo, RankShare, add_model_args, all_ranks_any, all_ranks_sum, autocast, average_record, barrier,
     broadcast_flag, broadcast_weights, close_distributed, cosine_lr, default_dtype, grad_sync,
     init_distributed, init_model, load_resume, loss_share, resolve_device, resume_path, save_resume,
     set_rank_seed, set_rng_state, set_seed, split_batch, wrap_ddp,
@@ -218,15 +219,24 @@ def _norm(text) -> str:
     return str(text).strip().lower()
 
 
+THOUSANDS = re.compile(r"[+-]?\d{1,3}(,\d{3})+(\.\d*)?")  # 1,250 or 12,345.5
+
+
 def _to_number(value):
     if isinstance(value, bool):
         raise ToolError("value must be a number")
-    if isinstance(value, (int, float)):
-        return value
+    text = str(value).strip()
+    if isinstance(value, str) and "," in text:
+        if not THOUSANDS.fullmatch(text):  # "1,5": a decimal comma, or a typo; 15 would be a guess
+            raise ToolError(f"value must be a number, got {text[:40]!r}", hint="write decimals with a dot")
+        text = text.replace(",", "")
     try:
-        return float(str(value).strip().replace(",", ""))
+        number = value if isinstance(value, (int, float)) else float(text)
     except ValueError:
-        raise ToolError(f"value must be a number, got {str(value)[:40]!r}") from None
+        raise ToolError(f"value must be a number, got {text[:40]!r}") from None
+    if not math.isfinite(number) or abs(number) > 1e15:
+        raise ToolError(f"value out of range: {text[:40]}", hint="use a value below 1e15")
+    return number
 
 
 def tool_calculate_math(args):  # the evaluator: trainer/calculator.py
@@ -293,9 +303,9 @@ def _currency(code):
 
 
 def exchange_rate(src: str, dst: str):
-    """Listed pair, its reverse (1/rate, 4 decimals), 1.0 for the same currency, else None."""
+    """Listed pair, its reverse (1/rate, 4 decimals), 1.0 for the same known currency, else None."""
     if src == dst:
-        return 1.0
+        return 1.0 if src in KNOWN_CURRENCIES else None
     if (src, dst) in EXCHANGE_RATES:
         return EXCHANGE_RATES[(src, dst)]
     if (dst, src) in EXCHANGE_RATES:
@@ -312,6 +322,7 @@ def tool_get_exchange_rate(args):
     return {"from": src, "to": dst, "rate": rate}
 
 
+KNOWN_CURRENCIES = {c for pair in EXCHANGE_RATES for c in pair}
 TEXT_QUOTES_AND_STOPS = "。.!!??\"'“”"  # characters stripped from both ends of a text to translate
 
 
@@ -393,8 +404,9 @@ assert set(MOCK_RESULTS) == set(CHECK_ARGS) == set(TOOLS_BY_NAME), "the tool tab
 
 # --- parsing and executing calls ---------------------------------------------------------------------------
 
-TOOL_CALL_RE = re.compile(r"<tool_call>\s*(.*?)\s*</tool_call>", re.DOTALL)
+CALL_OPEN, CALL_CLOSE = "<tool_call>", "</tool_call>"
 MAX_CALL_CHARS = 4000  # a call longer than this is not parsed (a runaway generation, not a call)
+MAX_CALLS_PER_TURN = 8  # calls past this in one turn are answered with an error, not run
 
 
 def parse_tool_call_body(body: str):
@@ -420,10 +432,26 @@ def parse_tool_call_body(body: str):
     return {"name": call["name"], "arguments": arguments}
 
 
+def tool_call_bodies(text: str) -> list:
+    """The text between each <tool_call> and the next </tool_call>, stripped, in order. One left-to-right
+    scan with str.find (linear in the text: a regex with lazy groups backtracks cubically on an unclosed
+    tag followed by spaces); an opening tag with no closing tag after it ends the scan."""
+    bodies, pos = [], 0
+    while True:
+        start = text.find(CALL_OPEN, pos)
+        if start < 0:
+            return bodies
+        end = text.find(CALL_CLOSE, start + len(CALL_OPEN))
+        if end < 0:
+            return bodies
+        bodies.append(text[start + len(CALL_OPEN):end].strip())
+        pos = end + len(CALL_CLOSE)
+
+
 def parse_tool_calls(text: str):
     """All well-formed <tool_call> blocks in `text`, in order; malformed ones are skipped, never raised."""
     calls = []
-    for body in TOOL_CALL_RE.findall(text):
+    for body in tool_call_bodies(text):
         call = parse_tool_call_body(body)
         if call is not None:
             calls.append(call)
@@ -452,9 +480,10 @@ def execute_tool(name, args, timeout: float = 1.0):
     if not isinstance(name, str) or name not in MOCK_RESULTS:
         return {"error": f"unknown tool: {str(name)[:40]}", "hint": "available: " + ", ".join(MOCK_RESULTS)}
     if not isinstance(args, dict) or not CHECK_ARGS[name](args):
-        required = TOOLS_BY_NAME[name]["function"]["parameters"]["required"]
-        return {"error": f"invalid arguments: {name} needs " + ", ".join(required),
-                "hint": "see the tool's parameters"}
+        params = TOOLS_BY_NAME[name]["function"]["parameters"]
+        needs = "needs " + ", ".join(params["required"]) if params["required"] else \
+            "takes only the optional " + ", ".join(params["properties"])
+        return {"error": f"invalid arguments: {name} {needs}", "hint": "see the tool's parameters"}
     try:
         result = TOOL_RUNNER.call(name, args, timeout)
     except (TypeError, ValueError, RecursionError):  # arguments that are not JSON data
@@ -547,8 +576,12 @@ def apply_turn(traj: Trajectory, tokenizer, tools, completion_ids, completion_lo
     assistant = {"role": "assistant", "content": generation_prefill(traj.open_thinking) + text}
     before = render(tokenizer, traj.messages + [assistant], tools)
     traj.messages.append(assistant)
-    for call in calls:
-        result = execute_tool(call["name"], call["arguments"], timeout=args.tool_timeout)
+    for k, call in enumerate(calls):
+        if k < MAX_CALLS_PER_TURN:
+            result = execute_tool(call["name"], call["arguments"], timeout=args.tool_timeout)
+        else:  # a turn of many slow calls would stall the whole batch
+            result = {"error": "too many tool calls in one turn",
+                      "hint": f"make at most {MAX_CALLS_PER_TURN} calls per turn"}
         content = cap_tool_output(tokenizer, json.dumps(result, ensure_ascii=False), args.max_tool_tokens)
         traj.tool_calls.append(
             {**call, "result": result, "valid": call_is_valid(call), "turn": len(traj.turns) - 1}
@@ -850,9 +883,24 @@ def parse_args(argv=None):
     return args
 
 
+DEFAULT_POOL = "dataset/agent_rl_pool.jsonl"
+
+
+def ensure_pool(path: str):
+    """The default prompt pool is generated (deterministically, in seconds) rather than shipped: make it on
+    first use by running the generator (a script, so the trainer imports nothing from scripts/)."""
+    if os.path.exists(path) or os.path.normpath(path) != os.path.normpath(DEFAULT_POOL):
+        return
+    print(f"{path} missing: generating it with scripts/make_agent_data.py")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    subprocess.run([sys.executable, os.path.join(root, "scripts", "make_agent_data.py"), "--only",
+                    os.path.basename(DEFAULT_POOL), "--out_dir", os.path.dirname(path) or "."], check=True)
+
+
 def add_data_args(parser):
-    parser.add_argument("--data_path", default="dataset/agent_rl.jsonl",
-                        help="RL prompts (JSONL, the design's format)")
+    parser.add_argument("--data_path", default=DEFAULT_POOL,
+                        help="RL prompts (JSONL, the design's format); the default pool of RL-only phrasings "
+                             "is generated on first use")
     parser.add_argument("--skip_bad_lines", action="store_true", help="skip (and count) malformed data lines")
     parser.add_argument("--from_weight", default="full_sft", help="starting weights: a name in save_dir, "
                         "a .pth file or a transformers directory; also the frozen KL reference")
@@ -1507,6 +1555,9 @@ def epoch_batches(categories, batch_size: int, seed: int, epoch: int, weights: d
 
 def build_state(args, dist_info) -> tuple:
     """The prompts, the policy and its frozen reference, the optimizer, the rollout engine: a TrainState."""
+    if dist_info.is_main:
+        ensure_pool(args.data_path)
+    barrier(dist_info)
     dataset = AgentRLDataset(
         args.data_path, known_tools=set(MOCK_RESULTS), skip_bad_lines=args.skip_bad_lines
     )
