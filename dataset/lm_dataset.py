@@ -19,6 +19,8 @@ from jinja2 import TemplateError
 from torch.utils.data import Dataset, Sampler
 
 VALID_ROLES = {"system", "user", "assistant", "tool"}
+CONTROL_TOKENS = ("<|im_start|>", "<|im_end|>", "<|endoftext|>")  # only the chat template writes these
+MAX_LINE_BYTES = 4 << 20  # a data line longer than this is a broken file, not a conversation
 
 
 class DataError(ValueError):
@@ -38,10 +40,15 @@ def read_jsonl(path, skip_bad_lines=False, stats=None):
     with open(path, "rb") as f:
         for lineno, raw in enumerate(f, start=1):
             try:
+                if len(raw) > MAX_LINE_BYTES:
+                    raise DataError(f"{path}:{lineno}: a line of {len(raw):,} bytes "
+                                    f"(at most {MAX_LINE_BYTES:,})")
                 try:
                     line = raw.decode("utf-8")
                 except UnicodeDecodeError as e:
                     raise DataError(f"{path}:{lineno}: not UTF-8 (byte {e.start})") from None
+                if lineno == 1:
+                    line = line.removeprefix("\ufeff")  # a byte-order mark some editors write
                 if not line.strip():
                     continue
                 try:
@@ -95,6 +102,9 @@ def parse_conversation(record, path, lineno):
         content = message.get("content")
         if content is not None and not isinstance(content, str):
             _fail(path, lineno, f"{where}.content", "expected a string")
+        forged = [t for t in CONTROL_TOKENS if t in (content or "")]
+        if forged:  # it would be encoded as a real turn boundary: a message that writes its own roles
+            _fail(path, lineno, f"{where}.content", f"holds the control token {forged[0]}")
         message = dict(message)
         if role == "system" and "tools" in message:
             raw = message.pop("tools")
@@ -232,7 +242,12 @@ class SFTDataset(Dataset):
             if len(ids) > max_length:
                 self.stats["truncated"] += 1
                 ids, labels = ids[:max_length], labels[:max_length]
+            if all(label == -100 for label in labels):  # cut before its first assistant token
+                self.stats["no_labels"] = self.stats.get("no_labels", 0) + 1
+                continue
             self.samples.append((ids, labels))
+        if not self.samples:
+            raise DataError(f"{path}: no conversation to learn from ({self.stats})")
 
     def __len__(self):
         return len(self.samples)
@@ -328,6 +343,8 @@ class AgentRLDataset(Dataset):
                 if not skip_bad_lines:
                     raise
                 self.stats["skipped"] += 1
+        if not self.items:  # 0 steps would "train" and overwrite the output with the start weights
+            raise DataError(f"{path}: no RL prompts ({self.stats})")
 
     @staticmethod
     def parse_item(record, path, lineno, known_tools=None):
@@ -340,6 +357,11 @@ class AgentRLDataset(Dataset):
         gt = record.get("gt")
         if not isinstance(gt, list) or not all(isinstance(g, str) for g in gt):
             _fail(path, lineno, "gt", "missing or not a list of strings")
+        if any(not g.strip() for g in gt):  # "" is in every answer: full GT reward for anything
+            _fail(path, lineno, "gt", "an empty string")
+        category = record.get("category", "default")
+        if not isinstance(category, str) or not category:
+            _fail(path, lineno, "category", "expected a non-empty string")
         tools = tools or []
         for j, tool in enumerate(tools):
             fn = tool.get("function") if isinstance(tool, dict) else None
@@ -352,11 +374,17 @@ class AgentRLDataset(Dataset):
         if expect_tools is not None and not (
                 isinstance(expect_tools, list) and all(isinstance(t, str) for t in expect_tools)):
             _fail(path, lineno, "expect_tools", "expected a list of tool names")
+        offered = {tool["function"]["name"] for tool in tools}
+        for name in expect_tools or []:
+            if name not in offered:
+                _fail(path, lineno, "expect_tools", f"{name!r} is not one of the row's tools")
+        if expect_tools and not gt:
+            _fail(path, lineno, "gt", "empty on a tool task: nothing to check the answer against")
         return {
             "messages": messages[:-1],
             "tools": tools,
             "gt": gt,
-            "category": record.get("category", "default"),
+            "category": category,
             "expect_tools": expect_tools,
         }
 

@@ -435,6 +435,11 @@ AutoModelForCausalLM.register(MiniMindConfig, MiniMindForCausalLM)
 
 
 def weight_path(save_dir: str, weight: str, hidden_size: int, use_moe: bool) -> str:
+    """{save_dir}/{weight}_{hidden_size}[_moe].pth. The name is a plain file name: a name with a folder in it
+    ('../../x', '/abs/x') would read or write outside save_dir, and is refused."""
+    if not weight or weight in (".", "..") or any(s in weight for s in ("/", os.sep, os.altsep or "/")):
+        raise ValueError(f"weight name {weight!r}: give a plain name (no folders); files live in "
+                         f"{save_dir!r}, set by --save_dir")
     return os.path.join(save_dir, f"{weight}_{hidden_size}{'_moe' if use_moe else ''}.pth")
 
 

@@ -410,8 +410,8 @@ def test_resume_equals_uninterrupted(tmp_path, tok, monkeypatch):
     assert [m["step"] for m in resumed] == [3]
     assert resumed[0]["prompts"] == straight[2]["prompts"]  # the resumed step trains on the same prompts
     assert len({i for m in straight for i in m["prompts"]}) == 6  # three steps, six different prompts
-    a = torch.load(tmp_path / "out" / "agent_64_resume.pth", weights_only=False)
-    b = torch.load(snapshot, weights_only=False)
+    a = torch.load(tmp_path / "out" / "agent_64_resume.pth", weights_only=True)
+    b = torch.load(snapshot, weights_only=True)
     assert a["step"] == b["step"] == 3
     for k in a["model"]:
         assert torch.allclose(a["model"][k], b["model"][k], atol=1e-6), k

@@ -61,7 +61,7 @@ def first_lines(src, dst, n):
 
 
 def resume_state(save_dir, name):
-    return torch.load(os.path.join(save_dir, f"{name}_64_resume.pth"), weights_only=False)
+    return torch.load(os.path.join(save_dir, f"{name}_64_resume.pth"), weights_only=True)
 
 
 # --- the split of a global batch ------------------------------------------------------------------------------

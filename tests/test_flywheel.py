@@ -178,7 +178,7 @@ def test_incremental_sft_starts_from_a_checkpoint_and_mixes(tmp_path, tok, val_d
     assert "mix: 6 new + 6 rehearsed" in out and "12 train conversations" in out
     # --save_best 0 keeps the final weights (those of the resume checkpoint), not the best validation loss
     saved = torch.load(tmp_path / "flywheel_sft_64.pth", weights_only=True)
-    final = torch.load(tmp_path / "flywheel_sft_64_resume.pth", weights_only=False)["model"]
+    final = torch.load(tmp_path / "flywheel_sft_64_resume.pth", weights_only=True)["model"]
     start = torch.load(tmp_path / "agent_64.pth", weights_only=True)
     key = "model.layers.0.mlp.up_proj.weight"
     assert torch.allclose(saved[key].float(), final[key].float(), atol=1e-3)  # bf16 rounding only

@@ -70,7 +70,7 @@ def sft_args(tmp_path, save_dir):
 
 
 def resume_state(save_dir, name):
-    return torch.load(os.path.join(save_dir, f"{name}_64_resume.pth"), weights_only=False)
+    return torch.load(os.path.join(save_dir, f"{name}_64_resume.pth"), weights_only=True)
 
 
 def assert_same_weights(a, b):

@@ -131,10 +131,16 @@ def test_data_loaders_raise_only_data_errors(tmp_path_factory, tok, lines):
 def test_skip_bad_lines_counts_what_it_skips(tmp_path_factory, tok, lines):
     path = write_lines(tmp_path_factory, lines)
     n_lines = sum(1 for line in lines if line.strip())
-    rl = AgentRLDataset(path, known_tools=set(MOCK_RESULTS), skip_bad_lines=True)
-    assert len(rl) + rl.stats["skipped"] == n_lines
-    sft = SFTDataset(path, tok, max_length=256, skip_bad_lines=True)
-    assert len(sft) + sft.stats["skipped"] == n_lines
+    try:
+        rl = AgentRLDataset(path, known_tools=set(MOCK_RESULTS), skip_bad_lines=True)
+        assert len(rl) > 0 and len(rl) + rl.stats["skipped"] == n_lines
+    except DataError as e:  # nothing left: an error, not a run of 0 steps
+        assert str(e).startswith(f"{path}: no RL prompts")
+    try:
+        sft = SFTDataset(path, tok, max_length=256, skip_bad_lines=True)
+        assert len(sft) > 0 and len(sft) + sft.stats["skipped"] + sft.stats.get("no_labels", 0) == n_lines
+    except DataError as e:
+        assert str(e).startswith(f"{path}: no conversation to learn from")
     stats = {}
     cases = load_cases(path, skip_bad_lines=True, stats=stats)
     assert len(cases) + stats.get("skipped", 0) == n_lines

@@ -56,7 +56,7 @@ from trainer.tool_runner import ToolError, ToolRunner, cap_tool_result
 from trainer.trainer_utils import (
     DistInfo, RankShare, add_model_args, all_ranks_any, all_ranks_sum, autocast, average_record, barrier,
     broadcast_flag, broadcast_weights, close_distributed, cosine_lr, default_dtype, grad_sync,
-    init_distributed, init_model, load_resume, loss_share, resolve_device, resume_path, save_resume,
+    init_distributed, init_model, load_resume, loss_share, open_log, resolve_device, resume_path, save_resume,
     set_rank_seed, set_rng_state, set_seed, split_batch, wrap_ddp,
 )
 
@@ -1585,8 +1585,8 @@ def build_state(args, dist_info) -> tuple:
 def open_metrics(state: TrainState, dataset, n_batches: int):
     args = state.args
     path = weight_path(args.save_dir, args.save_weight, args.hidden_size, bool(args.use_moe))
-    state.metrics_file = open(path.replace(".pth", "_metrics.jsonl"), "a" if args.from_resume else "w",
-                              encoding="utf-8")
+    state.metrics_file = open_log(path.replace(".pth", "_metrics.jsonl"),
+                                  state.step if args.from_resume else None)
     print(f"model: {count_parameters(state.model) / 1e6:.2f}M parameters from '{args.from_weight}' | "
           f"device {args.device} | dtype {args.dtype} | {state.dist.world_size} process(es)")
     print(

@@ -5,8 +5,10 @@ seeding, atomic resume checkpoints, and multi-process (torchrun) training.
 import contextlib
 import glob
 import inspect
+import json
 import math
 import os
+import pickle
 import random
 from dataclasses import dataclass
 
@@ -131,7 +133,10 @@ def init_model(args, from_weight: str, save_dir: str, device: str = "cpu", **con
 # --- resume checkpoints -------------------------------------------------------------------------------------
 
 def rng_state() -> dict:
-    state = {"python": random.getstate(), "numpy": np.random.get_state(), "torch": torch.get_rng_state()}
+    """Every RNG's state in plain types and tensors, so a resume file loads with weights_only=True."""
+    name, keys, pos, has_gauss, cached = np.random.get_state()
+    state = {"python": random.getstate(), "numpy": (name, keys.tolist(), pos, has_gauss, cached),
+             "torch": torch.get_rng_state()}
     if torch.cuda.is_available():
         state["cuda"] = torch.cuda.get_rng_state_all()
     return state
@@ -139,7 +144,8 @@ def rng_state() -> dict:
 
 def set_rng_state(state: dict):
     random.setstate(state["python"])
-    np.random.set_state(state["numpy"])
+    name, keys, pos, has_gauss, cached = state["numpy"]
+    np.random.set_state((name, np.asarray(keys, dtype=np.uint32), pos, has_gauss, cached))
     torch.set_rng_state(state["torch"])
     if "cuda" in state and torch.cuda.is_available():
         torch.cuda.set_rng_state_all(state["cuda"])
@@ -159,6 +165,29 @@ def atomic_save(obj, path: str):
     os.replace(tmp, path)
 
 
+def open_log(path: str, resume_step: int | None = None):
+    """A JSONL log to append records to. Resuming at step N first drops the records of the steps after N
+    (written by a run killed after its last save; the resumed run writes them again) and a last line cut
+    by the kill, so the log reads 1, 2, 3, ... once each. Without resume_step the log starts empty."""
+    if resume_step is None or not os.path.exists(path):
+        return open(path, "w" if resume_step is None else "a", encoding="utf-8")
+    kept = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            step = record.get("step", 0) if isinstance(record, dict) else 0
+            if not isinstance(step, (int, float)) or step <= resume_step:
+                kept.append(line.rstrip("\n") + "\n")
+    tmp = f"{path}.tmp.{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.writelines(kept)
+    os.replace(tmp, path)
+    return open(path, "a", encoding="utf-8")
+
+
 def resume_path(save_dir: str, weight: str, hidden_size: int, use_moe: bool) -> str:
     return weight_path(save_dir, weight, hidden_size, use_moe).replace(".pth", "_resume.pth")
 
@@ -176,9 +205,16 @@ def save_resume(path: str, model, optimizer, step: int, extra: dict | None = Non
 
 
 def load_resume(path: str):
+    """A resume checkpoint, loaded with weights_only=True: tensors and plain data only, so a crafted file
+    cannot run code (a pickle can)."""
     if not os.path.exists(path):
         raise FileNotFoundError(f"--from_resume 1 but there is no resume checkpoint at {path}")
-    return torch.load(path, map_location="cpu", weights_only=False)
+    try:
+        return torch.load(path, map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError as e:
+        first_line = str(e).splitlines()[0][:200]
+        raise ValueError(f"{path}: not a resume checkpoint of this trainer (it holds objects other than "
+                         f"tensors and plain data, which are not loaded): {first_line}") from None
 
 
 # --- multi-process training (torchrun) ---------------------------------------------------------------
