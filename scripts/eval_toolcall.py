@@ -88,6 +88,8 @@ def parse_args(argv=None):
     parser.add_argument("--api_model", default="minimind")
     parser.add_argument("--api_key", default=os.environ.get("OPENAI_API_KEY", "none"))
     parser.add_argument("--stream", action="store_true", help="stream API responses")
+    parser.add_argument("--api_timeout", type=float, default=60.0, help="seconds to wait for one API reply")
+    parser.add_argument("--api_retries", type=int, default=1, help="retries of a failed API request")
     # --- cases and decoding ---
     parser.add_argument("--cases", default=DEFAULT_CASES_FILE,
                         help="JSONL cases (default: the held-out set); 'design' for the design's 8 cases")
@@ -162,21 +164,51 @@ def run_local(model, tokenizer, cases, args):
     return run_cases(cases, rollout, args.batch_size, args.system)
 
 
+class BadReply(ValueError):
+    """An API reply that is not a usable chat completion; the case fails with this reason."""
+
+
+def _text(value, what) -> str:
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise BadReply(f"{what} is a {type(value).__name__}, not a string")
+    return value
+
+
+def _reply_message(completion):
+    choices = getattr(completion, "choices", None)
+    if not isinstance(choices, list) or not choices:
+        raise BadReply("no choices in the reply")
+    message = getattr(choices[0], "message", None)
+    if message is None:
+        raise BadReply("choices[0].message is null")
+    return message
+
+
 def _api_turn(client, args, messages, tools):
-    """One chat completion; returns (content, [(id, name, arguments_json)])."""
+    """One chat completion; returns (content, [(id, name, arguments_json)]). A reply that is not a usable
+    completion raises BadReply."""
     kwargs = dict(model=args.api_model, messages=messages, tools=tools or None, max_tokens=args.max_gen_len,
                   temperature=args.temperature, top_p=args.top_p)
     if not args.stream:
-        message = client.chat.completions.create(**kwargs).choices[0].message
-        calls = [(c.id, c.function.name, c.function.arguments or "{}") for c in (message.tool_calls or [])]
-        return message.content or "", calls
+        message = _reply_message(client.chat.completions.create(**kwargs))
+        calls = []
+        for c in message.tool_calls or []:
+            if getattr(c, "function", None) is None:
+                raise BadReply("a tool call without a function")
+            calls.append((c.id, _text(c.function.name, "a tool call's name"),
+                          _text(c.function.arguments, "a tool call's arguments") or "{}"))
+        return _text(message.content, "message.content"), calls
     content, partial = [], {}
     for chunk in client.chat.completions.create(stream=True, **kwargs):
         if not chunk.choices:
             continue
         delta = chunk.choices[0].delta
+        if delta is None:
+            raise BadReply("a stream chunk without a delta")
         if delta.content:
-            content.append(delta.content)
+            content.append(_text(delta.content, "delta.content"))
         for tc in delta.tool_calls or []:
             slot = partial.setdefault(tc.index, {"id": None, "name": "", "arguments": ""})
             slot["id"] = tc.id or slot["id"]
@@ -188,48 +220,67 @@ def _api_turn(client, args, messages, tools):
 
 
 def run_api(cases, args):
-    """Drive an OpenAI-compatible endpoint through the same tool world."""
-    from openai import OpenAI
+    """Drive an OpenAI-compatible endpoint through the same tool world. A reply that cannot be used (an
+    HTTP error, a timeout, a body that is not a completion) fails its case with the reason in
+    CaseResult.error, and the run goes on."""
+    import openai
 
-    client = OpenAI(base_url=args.api_base_url, api_key=args.api_key)
+    client = openai.OpenAI(base_url=args.api_base_url, api_key=args.api_key, timeout=args.api_timeout,
+                           max_retries=args.api_retries)
     results = []
     for case in cases:
-        messages = case_messages(case, args.system)
-        tools = [TOOLS_BY_NAME[n] for n in case["tools"]]
         result = CaseResult(case["prompt"], case["category"], case["gt"], case["expect_tools"],
                             skill=case["skill"], expect_calls=case["expect_calls"])
-        for turn in range(args.max_turns):
-            content, calls = _api_turn(client, args, messages, tools)
-            result.turns.append(content)
-            parsed = []
-            for call_id, name, arguments in calls:
-                try:
-                    arguments = json.loads(arguments)
-                except json.JSONDecodeError:
-                    arguments = None
-                if isinstance(arguments, dict):
-                    parsed.append((call_id, name, arguments))
-            if not calls:  # servers that leave calls in the text
-                parsed = [(None, c["name"], c["arguments"]) for c in parse_tool_calls(content)]
-            if not parsed:
-                break
-            if turn == args.max_turns - 1:
-                result.unfinished = True
-                break
-            ids = [call_id or f"call_{turn}_{k}" for k, (call_id, _, _) in enumerate(parsed)]
-            messages.append({"role": "assistant", "content": content, "tool_calls": [
-                {"id": i, "type": "function",
-                 "function": {"name": name, "arguments": json.dumps(arguments, ensure_ascii=False)}}
-                for i, (_, name, arguments) in zip(ids, parsed)]})
-            for i, (_, name, arguments) in zip(ids, parsed):
-                out = execute_tool(name, arguments, timeout=args.tool_timeout)
-                result.calls.append({"name": name, "arguments": arguments, "result": out,
-                                     "valid": call_is_valid({"name": name, "arguments": arguments})})
-                content = json.dumps(out, ensure_ascii=False)
-                messages.append({"role": "tool", "tool_call_id": i, "content": content})
+        try:
+            run_api_case(client, case, result, args)
+        except (openai.APIError, BadReply, ValueError, TypeError, AttributeError, RecursionError) as e:
+            # openai.APIError: connection, timeout, HTTP status, a body that is not JSON; ValueError: a body
+            # the client cannot read as a completion (pydantic), JSON nested past the recursion limit, ...
+            result.error = f"{type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}"
+            result.unfinished = True
         result.final_answer = final_answer(result.turns)
         results.append(result)
+    errors = sum(bool(r.error) for r in results)
+    if errors:
+        print(f"{errors} of {len(results)} cases failed on the API's reply (see each case's 'error')")
     return results
+
+
+def run_api_case(client, case, result: CaseResult, args):
+    """The multi-turn loop of one case against the API; fills `result`."""
+    messages = case_messages(case, args.system)
+    tools = [TOOLS_BY_NAME[n] for n in case["tools"]]
+    for turn in range(args.max_turns):
+        content, calls = _api_turn(client, args, messages, tools)
+        result.turns.append(content)
+        parsed = []
+        for call_id, name, arguments in calls:
+            try:
+                arguments = json.loads(arguments)
+            except json.JSONDecodeError:  # a bad call, as a model may write one
+                arguments = None
+            except RecursionError:
+                raise BadReply("a tool call's arguments are nested too deeply to read") from None
+            if isinstance(arguments, dict):
+                parsed.append((call_id, name, arguments))
+        if not calls:  # servers that leave calls in the text
+            parsed = [(None, c["name"], c["arguments"]) for c in parse_tool_calls(content)]
+        if not parsed:
+            break
+        if turn == args.max_turns - 1:
+            result.unfinished = True
+            break
+        ids = [call_id or f"call_{turn}_{k}" for k, (call_id, _, _) in enumerate(parsed)]
+        messages.append({"role": "assistant", "content": content, "tool_calls": [
+            {"id": i, "type": "function",
+             "function": {"name": name, "arguments": json.dumps(arguments, ensure_ascii=False)}}
+            for i, (_, name, arguments) in zip(ids, parsed)]})
+        for i, (_, name, arguments) in zip(ids, parsed):
+            out = execute_tool(name, arguments, timeout=args.tool_timeout)
+            result.calls.append({"name": name, "arguments": arguments, "result": out,
+                                 "valid": call_is_valid({"name": name, "arguments": arguments})})
+            content = json.dumps(out, ensure_ascii=False)
+            messages.append({"role": "tool", "tool_call_id": i, "content": content})
 
 
 def print_report(rep: dict):

@@ -268,3 +268,106 @@ def test_resuming_drops_the_log_records_after_the_checkpoint(tmp_path):
 def test_a_weight_name_cannot_leave_the_save_dir(tmp_path, name):
     with pytest.raises(ValueError, match="plain name"):
         weight_path(str(tmp_path), name, 64, False)
+
+
+# --- the evaluator against an API that answers badly ----------------------------------------------------------
+
+def completion(message) -> bytes:
+    return json.dumps({"id": "x", "object": "chat.completion", "created": 0, "model": "m",
+                       "choices": [{"index": 0, "message": message, "finish_reason": "stop"}]}).encode()
+
+
+NESTED = "[" * 100_000 + "]" * 100_000
+BAD_REPLIES = [  # (status, content type, body); the evaluator must fail the case and go on
+    (200, "application/json", b"{not json"),
+    (200, "text/html", b"<html><body>502 Bad Gateway</body></html>"),
+    (500, "application/json", b'{"error": {"message": "boom"}}'),
+    (400, "application/json", b'{"error": {"message": "bad"}}'),
+    (200, "application/json", json.dumps({"choices": []}).encode()),
+    (200, "application/json", completion(None)),
+    (200, "application/json", completion({"role": "assistant", "content": 5})),
+    (200, "application/json", completion({"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c", "type": "function", "function": {"name": "calculate_math", "arguments": NESTED}}]})),
+    (200, "application/json", completion({"role": "assistant", "content": "ok"})[:40]),  # cut short
+    (200, "application/json", b"[]"),
+    (200, "application/json", json.dumps({"choices": [{"index": 0}]}).encode()),
+    (200, "application/json", b'"just a string"'),
+]
+
+
+class BadAPI:
+    """An HTTP server whose n-th /chat/completions reply is BAD_REPLIES[n % len], every third one good."""
+
+    def __init__(self):
+        import http.server
+        import threading
+        api = self
+        self.n = 0
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *a):
+                pass
+
+            def do_POST(self):
+                self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                k, api.n = api.n, api.n + 1
+                if k % 3 == 2:
+                    status, ctype, body = 200, "application/json", completion(
+                        {"role": "assistant", "content": "32°C"})
+                else:
+                    status, ctype, body = BAD_REPLIES[(k - k // 3) % len(BAD_REPLIES)]
+                self.send_response(status)
+                self.send_header("Content-Type", ctype)
+                self.send_header("Content-Length", str(len(body) + (5 if body.endswith(b'"ok"}') else 0)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def close(self):
+        self.server.shutdown()
+
+
+def test_the_api_evaluator_counts_bad_replies_as_failed_cases(tmp_path):
+    from scripts import eval_toolcall
+    api = BadAPI()
+    cases = tmp_path / "cases.jsonl"
+    case = {"prompt": "北京天气", "tools": ["get_current_weather"], "gt": ["32°C"],
+            "expect_tools": [], "category": "no_tool"}
+    n = 3 * len(BAD_REPLIES) // 2
+    cases.write_text("".join(json.dumps(case, ensure_ascii=False) + "\n" for _ in range(n)), encoding="utf-8")
+    out = tmp_path / "report.json"
+    try:
+        start = time.time()
+        eval_toolcall.main(["--backend", "api", "--api_base_url", api.url, "--cases", str(cases),
+                            "--api_retries", "0", "--api_timeout", "5", "--max_turns", "1", "--out", str(out)])
+        assert time.time() - start < 60
+    finally:
+        api.close()
+    rep = json.load(open(out, encoding="utf-8"))
+    errors = [c["error"] for c in rep["cases"] if c["error"]]
+    assert rep["summary"]["cases"] == n and rep["summary"]["errors"] == len(errors) == len(BAD_REPLIES)
+    assert sum(c["completed"] for c in rep["cases"]) == n - len(BAD_REPLIES)  # the good replies count
+
+
+def test_the_api_evaluator_gives_up_on_a_server_that_never_answers(tmp_path):
+    import socket
+    from scripts import eval_toolcall
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(8)  # accepts connections, never answers
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text(json.dumps({"prompt": "hi", "tools": [], "gt": ["x"], "expect_tools": []}) + "\n")
+    out = tmp_path / "report.json"
+    try:
+        start = time.time()
+        eval_toolcall.main(["--backend", "api", "--api_base_url", f"http://127.0.0.1:{silent.getsockname()[1]}/v1",
+                            "--cases", str(cases), "--api_retries", "0", "--api_timeout", "1", "--out", str(out)])
+        assert time.time() - start < 30
+    finally:
+        silent.close()
+    rep = json.load(open(out, encoding="utf-8"))
+    assert rep["summary"]["errors"] == 1 and "Timeout" in rep["cases"][0]["error"]

@@ -97,6 +97,7 @@ class CaseResult:
     unfinished: bool = False
     skill: str = ""  # what the case measures (math, unit, ..., no_tool); the category where a file has none
     expect_calls: list = field(default_factory=list)  # the reference's successful calls (with their results)
+    error: str = ""  # why the case could not be run (an API reply that was not a usable answer); a failure
 
     @property
     def called_tools(self):
@@ -236,6 +237,7 @@ def summarize(results) -> dict:
         "unfinished_rate": _ratio(sum(r.unfinished for r in results), len(results)),
         "calc_result_accuracy": _ratio(sum(calc), len(calc)),
         "wrong_direction_rate": _ratio(sum(s for _, s in directed), sum(e for e, _ in directed)),
+        "errors": sum(bool(r.error) for r in results),
     }
 
 
