@@ -22,13 +22,16 @@ Run:
 Then any OpenAI client works, e.g.:
     python scripts/eval_toolcall.py --backend api --api_base_url http://127.0.0.1:8998/v1
 Or, standing in for an SGLang server, RL rollouts:
-    python scripts/serve_openai_api.py --weight full_sft --port 30000
+    python scripts/serve_openai_api.py --weight full_sft --port 30000 --allow_weight_updates
     python trainer/train_agent.py --rollout_engine sglang --sglang_base_url http://127.0.0.1:30000
+With --api_key KEY (or $MINIMIND_API_KEY) every endpoint but /health wants `Authorization: Bearer KEY`.
 """
 import argparse
 import contextlib
+import hmac
 import json
 import os
+import re
 import sys
 import threading
 import time
@@ -39,7 +42,7 @@ if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import torch
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -56,6 +59,10 @@ from trainer.trainer_utils import (
 )
 
 MAX_BODY_BYTES = 1 << 20  # 1 MiB of JSON is far more than any sane chat request
+MAX_JSON_DEPTH = 64  # a body nested deeper is refused before it is parsed (the parser recurses)
+MAX_GENERATE_PROMPTS = 256  # prompts one /generate call may carry
+MIN_TEMPERATURE = 1e-4  # below this, logits / T overflow: sampling is greedy
+MAX_STOP_STRINGS = 4  # as OpenAI
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -94,7 +101,8 @@ class ChatRequest(BaseModel):
     stream_options: dict[str, Any] | None = None
     open_thinking: bool | None = None
     chat_template_kwargs: dict[str, Any] | None = None
-    seed: int | None = None
+    seed: int | None = Field(default=None, ge=0, le=2**63 - 1)
+    stop: str | list[str] | None = None
 
 
 class BadRequest(ValueError):
@@ -130,15 +138,43 @@ class UpdateWeightsRequest(BaseModel):
     model_path: str = Field(min_length=1)
 
 
+def text_of(content, where: str) -> str:
+    """A message's content as text: a string, or the text of its content parts (others are left out)."""
+    if isinstance(content, list):
+        texts = []
+        for j, part in enumerate(content):
+            if not isinstance(part, dict):
+                raise BadRequest(f"{where}[{j}]: expected a content part object")
+            if part.get("type") == "text":
+                if not isinstance(part.get("text"), str):
+                    raise BadRequest(f"{where}[{j}].text: expected a string")
+                texts.append(part["text"])
+        content = "".join(texts)
+    content = content or ""
+    try:
+        content.encode("utf-8")
+    except UnicodeEncodeError:
+        raise BadRequest(f"{where}: not valid Unicode (a lone surrogate such as \\ud800)") from None
+    return content
+
+
+def json_depth(value, limit: int) -> int:
+    """How deep `value` nests (lists and dicts), counted up to limit + 1 without recursion."""
+    depth, stack = 0, [(value, 1)]
+    while stack and depth <= limit:
+        item, d = stack.pop()
+        if isinstance(item, (dict, list)):
+            depth = max(depth, d)
+            stack.extend((v, d + 1) for v in (item.values() if isinstance(item, dict) else item))
+    return depth
+
+
 def to_template_messages(req: ChatRequest):
     """OpenAI messages -> the chat template's messages; checks what the schema cannot."""
     messages, open_calls = [], set()
     for i, m in enumerate(req.messages):
-        content = m.content
-        if isinstance(content, list):  # content parts: keep the text ones
-            parts = [p for p in content if isinstance(p, dict) and p.get("type") == "text"]
-            content = "".join(p.get("text", "") for p in parts)
-        msg = {"role": m.role, "content": content or ""}
+        content = text_of(m.content, f"messages[{i}].content")
+        msg = {"role": m.role, "content": content}
         if m.role == "assistant":
             if m.reasoning_content:
                 msg["reasoning_content"] = m.reasoning_content
@@ -149,13 +185,16 @@ def to_template_messages(req: ChatRequest):
                     if isinstance(args, str):
                         try:
                             parsed = json.loads(args) if args.strip() else {}
-                        except json.JSONDecodeError:
+                        except (json.JSONDecodeError, RecursionError):
                             raise BadRequest(f"messages[{i}].tool_calls: arguments of {call.function.name!r} "
                                              "is not valid JSON") from None
                     else:
                         parsed = args
                     if not isinstance(parsed, dict):
                         raise BadRequest(f"messages[{i}].tool_calls: arguments must be a JSON object")
+                    if json_depth(parsed, MAX_JSON_DEPTH) > MAX_JSON_DEPTH:
+                        raise BadRequest(f"messages[{i}].tool_calls: arguments nested deeper than "
+                                         f"{MAX_JSON_DEPTH} levels")
                     function = {"name": call.function.name, "arguments": parsed}
                     calls.append({"type": "function", "function": function})
                     open_calls.add(call.id)
@@ -167,6 +206,10 @@ def to_template_messages(req: ChatRequest):
         for j, tool in enumerate(req.tools):
             if not isinstance(tool.get("function"), dict) or not isinstance(tool["function"].get("name"), str):
                 raise BadRequest(f"tools[{j}]: expected {{'type': 'function', 'function': {{'name': ...}}}}")
+    try:  # names, arguments, reasoning, tool schemas: any text the template will write
+        json.dumps([messages, req.tools], ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise BadRequest("the request holds text that is not valid Unicode (a lone surrogate)") from None
     return messages
 
 
@@ -401,6 +444,8 @@ def generate_outputs(gen: Generator, req: GenerateRequest) -> dict | list:
     tokenizer = gen.tokenizer
     prompts, single = generation_prompts(req, tokenizer, gen.model.config.vocab_size)
     n = len(prompts)
+    if n > MAX_GENERATE_PROMPTS:
+        raise BadRequest(f"{n} prompts in one call; send at most {MAX_GENERATE_PROMPTS} per call")
     raw_params = per_prompt(req.sampling_params, n, "sampling_params")
     params = [sampling_params_of(p, -1 if not isinstance(req.sampling_params, list) else i)
               for i, p in enumerate(raw_params)]
@@ -446,6 +491,25 @@ def error_response(status, message, param=None, kind="invalid_request_error"):
                                                                "code": None}})
 
 
+JSON_TOKEN = re.compile(rb'[\[\]{}]|"(?:[^"\\]|\\.)*"')
+
+
+def body_depth(body: bytes, limit: int) -> int:
+    """How deep a JSON body nests, read from its brackets (strings skipped), up to limit + 1: one regex scan,
+    so a body nested 100,000 deep is refused before a recursive parser sees it."""
+    depth = deepest = 0
+    for match in JSON_TOKEN.finditer(body):
+        c = match.group(0)[:1]
+        if c in (b"[", b"{"):
+            depth += 1
+            deepest = max(deepest, depth)
+            if deepest > limit:
+                break
+        elif c in (b"]", b"}"):
+            depth -= 1
+    return deepest
+
+
 class BodyLimit:
     """ASGI middleware: a request body over max_bytes gets a 413 before the app sees it, whether it announces
     its length (Content-Length) or streams it (chunked). The body is read here and replayed to the app."""
@@ -474,6 +538,9 @@ class BodyLimit:
             if not message.get("more_body", False):
                 break
         body, replayed = b"".join(chunks), False
+        if body_depth(body, MAX_JSON_DEPTH) > MAX_JSON_DEPTH:
+            return await error_response(400, f"request body nested deeper than {MAX_JSON_DEPTH} levels")(
+                scope, receive, send)
 
         async def replay():
             nonlocal replayed
@@ -485,12 +552,39 @@ class BodyLimit:
         await self.app(scope, replay, send)
 
 
+class Authorize:
+    """ASGI middleware (a plain one: Starlette's BaseHTTPMiddleware would hide a client's disconnect from a
+    stream): the API key check, and the gate on weight updates."""
+
+    def __init__(self, app, api_key=None, allow_weight_updates=False):
+        self.app, self.api_key, self.allow_weight_updates = app, api_key, allow_weight_updates
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        path = scope.get("path", "")
+        if self.api_key and path != "/health":
+            given = dict(scope.get("headers") or []).get(b"authorization", b"")
+            if not hmac.compare_digest(given, f"Bearer {self.api_key}".encode()):
+                return await error_response(401, "missing or wrong API key (Authorization: Bearer ...)",
+                                            kind="authentication_error")(scope, receive, send)
+        if path == "/update_weights_from_disk" and not (self.api_key or self.allow_weight_updates):
+            return await error_response(403, "weight updates are off: start the server with --api_key (and "
+                                        "send it) or with --allow_weight_updates",
+                                        kind="permission_error")(scope, receive, send)
+        return await self.app(scope, receive, send)
+
+
 def create_app(model, tokenizer, model_name="minimind", device="cpu", dtype="float32", max_concurrent=2,
-               model_path=""):
+               model_path="", api_key=None, allow_weight_updates=False):
+    """The app. With api_key, every endpoint but /health wants `Authorization: Bearer <api_key>`. Weight
+    updates (POST /update_weights_from_disk loads any directory the server can read) need the key, or
+    allow_weight_updates for a server only a trainer can reach."""
     gen = Generator(model, tokenizer, device, dtype, max_concurrent, model_path)
     app = FastAPI(title="MiniMind OpenAI-compatible API")
 
     app.add_middleware(BodyLimit, max_bytes=MAX_BODY_BYTES)
+    app.add_middleware(Authorize, api_key=api_key, allow_weight_updates=allow_weight_updates)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request, exc):  # 404, 405, ... in the OpenAI error shape too
@@ -533,8 +627,9 @@ def create_app(model, tokenizer, model_name="minimind", device="cpu", dtype="flo
                 "weight_version": str(gen.weight_version)}
 
     @app.post("/v1/chat/completions")
-    def chat(req: ChatRequest):
+    async def chat(req: ChatRequest, request: Request):
         messages = to_template_messages(req)
+        stops = stop_strings(req.stop)
         kwargs = req.chat_template_kwargs or {}
         thinking = req.open_thinking if req.open_thinking is not None else kwargs.get("open_thinking", False)
         thinking = bool(thinking)
@@ -548,13 +643,17 @@ def create_app(model, tokenizer, model_name="minimind", device="cpu", dtype="flo
         max_new = min(asked or room, room)
         rid, created = f"chatcmpl-{uuid.uuid4().hex}", int(time.time())
         name = req.model or model_name
-        token_stream = gen.tokens(prompt_ids, max_new, req.temperature, req.top_p, req.seed)
+        temperature = req.temperature if req.temperature >= MIN_TEMPERATURE else 0.0  # 1e-300: greedy
+        token_stream = gen.tokens(prompt_ids, max_new, temperature, req.top_p, req.seed)
         if req.stream:
             include_usage = bool((req.stream_options or {}).get("include_usage"))
-            chunks = sse_chunks(tokenizer, token_stream, thinking, rid, created, name, len(prompt_ids), max_new,
-                                include_usage)
+            chunks = sse_chunks(tokenizer, token_stream, stops, thinking, rid, created, name, len(prompt_ids),
+                                max_new, include_usage)
             return StreamingResponse(closing_stream(chunks), media_type="text/event-stream")
-        return complete(tokenizer, token_stream, thinking, rid, created, name, len(prompt_ids), max_new)
+        ids = await collect_tokens(request, token_stream, stops, tokenizer)
+        if ids is None:  # the client went away; nobody reads this
+            return error_response(499, "client closed the request")
+        return complete(tokenizer, ids, stops, thinking, rid, created, name, len(prompt_ids), max_new)
 
     return app
 
@@ -573,10 +672,64 @@ async def closing_stream(chunks):
         chunks.close()
 
 
-def complete(tokenizer, token_stream, thinking, rid, created, name, n_prompt, max_new):
-    ids = list(token_stream)
+def stop_strings(stop) -> list:
+    stops = [stop] if isinstance(stop, str) else list(stop or [])
+    if len(stops) > MAX_STOP_STRINGS or not all(isinstance(s, str) and s for s in stops):
+        raise BadRequest(f"stop: up to {MAX_STOP_STRINGS} non-empty strings")
+    return stops
+
+
+class StopText:
+    """Cuts the generated text at the first stop string. Text is let through as it arrives, except a tail
+    that could still become a stop string; `stopped` says when generation should end."""
+
+    def __init__(self, stops):
+        self.stops, self.held, self.stopped = stops, "", False
+        self.keep = max((len(s) for s in stops), default=1) - 1
+
+    def feed(self, text: str, final: bool = False) -> str:
+        if self.stopped:
+            return ""
+        text = self.held + text
+        cuts = [i for i in (text.find(s) for s in self.stops) if i >= 0]
+        if cuts:
+            self.stopped, self.held = True, ""
+            return text[:min(cuts)]
+        if final or not self.keep:
+            self.held = ""
+            return text
+        self.held = text[-self.keep:]
+        return text[:-self.keep]
+
+
+async def collect_tokens(request, token_stream, stops, tokenizer) -> list | None:
+    """The token ids of a non-streamed completion, generated on a worker thread one token at a time so that a
+    client that went away stops the generation (None) and frees its slot; a stop string ends it too."""
+    ids = []
+    try:
+        while True:
+            token = await run_in_threadpool(next, token_stream, None)
+            if token is None:
+                return ids
+            ids.append(token)
+            if stops and cut_at_stop(tokenizer.decode(ids), stops)[1]:
+                return ids
+            if len(ids) % 16 == 0 and await request.is_disconnected():
+                return None
+    finally:
+        token_stream.close()
+
+
+def cut_at_stop(text: str, stops) -> tuple:
+    """(text before the first stop string, whether one was found)."""
+    cuts = [i for i in (text.find(s) for s in stops) if i >= 0]
+    return (text[:min(cuts)], True) if cuts else (text, False)
+
+
+def complete(tokenizer, ids, stops, thinking, rid, created, name, n_prompt, max_new):
+    text, stopped = cut_at_stop(tokenizer.decode(ids), stops)
     parser = StreamParser(thinking)
-    pieces = parser.feed(tokenizer.decode(ids), final=True)
+    pieces = parser.feed(text, final=True)
     content = "".join(v for k, v in pieces if k == "content").strip()
     reasoning = "".join(v for k, v in pieces if k == "reasoning").strip()
     message = {"role": "assistant", "content": content or None}
@@ -585,20 +738,30 @@ def complete(tokenizer, token_stream, thinking, rid, created, name, n_prompt, ma
     if parser.calls:
         message["tool_calls"] = [{k: v for k, v in tool_call_json(c, i).items() if k != "index"}
                                  for i, c in enumerate(parser.calls)]
-    finish = "tool_calls" if parser.calls else ("length" if len(ids) >= max_new else "stop")
+    finish = "tool_calls" if parser.calls else ("length" if len(ids) >= max_new and not stopped else "stop")
     return {"id": rid, "object": "chat.completion", "created": created, "model": name,
             "choices": [{"index": 0, "message": message, "finish_reason": finish}],
             "usage": {"prompt_tokens": n_prompt, "completion_tokens": len(ids),
                       "total_tokens": n_prompt + len(ids)}}
 
 
-def sse_chunks(tokenizer, token_stream, thinking, rid, created, name, n_prompt, max_new, include_usage):
+def sse_chunks(tokenizer, token_stream, stops, thinking, rid, created, name, n_prompt, max_new,
+               include_usage):
     def chunk(delta, finish=None):
         body = {"id": rid, "object": "chat.completion.chunk", "created": created, "model": name,
                 "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
         return f"data: {json.dumps(body, ensure_ascii=False)}\n\n"
 
-    parser = StreamParser(thinking)
+    def pieces(new, final=False):
+        nonlocal n_calls
+        for kind, value in parser.feed(new, final=final):
+            if kind == "tool_call":
+                yield chunk({"tool_calls": [tool_call_json(value, n_calls)]})
+                n_calls += 1
+            else:
+                yield chunk({"reasoning_content" if kind == "reasoning" else "content": value})
+
+    parser, stop = StreamParser(thinking), StopText(stops)
     ids, emitted_text, n_calls = [], "", 0
     yield chunk({"role": "assistant", "content": ""})
     try:
@@ -608,21 +771,18 @@ def sse_chunks(tokenizer, token_stream, thinking, rid, created, name, n_prompt, 
             if text.endswith("\ufffd"):
                 continue  # a multi-byte character is not complete yet
             new, emitted_text = text[len(emitted_text):], text
-            for kind, value in parser.feed(new):
-                if kind == "tool_call":
-                    yield chunk({"tool_calls": [tool_call_json(value, n_calls)]})
-                    n_calls += 1
-                else:
-                    yield chunk({"reasoning_content" if kind == "reasoning" else "content": value})
-        for kind, value in parser.feed(tokenizer.decode(ids)[len(emitted_text):], final=True):
-            if kind == "tool_call":
-                yield chunk({"tool_calls": [tool_call_json(value, n_calls)]})
-                n_calls += 1
-            else:
-                yield chunk({"reasoning_content" if kind == "reasoning" else "content": value})
+            yield from pieces(stop.feed(new))
+            if stop.stopped:
+                break
+        yield from pieces(stop.feed(tokenizer.decode(ids)[len(emitted_text):], final=True), final=True)
+    except Exception as e:  # after the 200 is sent: an error event, then the end of the stream
+        body = {"error": {"message": f"generation failed: {type(e).__name__}", "type": "server_error"}}
+        yield f"data: {json.dumps(body)}\n\n"
+        yield "data: [DONE]\n\n"
+        return
     finally:
         token_stream.close()  # a client that went away frees its generation here
-    finish = "tool_calls" if n_calls else ("length" if len(ids) >= max_new else "stop")
+    finish = "tool_calls" if n_calls else ("length" if len(ids) >= max_new and not stop.stopped else "stop")
     yield chunk({}, finish)
     if include_usage:
         usage = {"prompt_tokens": n_prompt, "completion_tokens": len(ids), "total_tokens": n_prompt + len(ids)}
@@ -641,6 +801,10 @@ def parse_args(argv=None):
     parser.add_argument("--load_from", default=None, help="a transformers model directory instead of --weight")
     parser.add_argument("--model_name", default="minimind", help="the id /v1/models reports")
     parser.add_argument("--max_concurrent", type=int, default=2, help="generations running at once")
+    parser.add_argument("--api_key", default=os.environ.get("MINIMIND_API_KEY"),
+                        help="require 'Authorization: Bearer <key>' (default: $MINIMIND_API_KEY; none: open)")
+    parser.add_argument("--allow_weight_updates", action="store_true",
+                        help="allow POST /update_weights_from_disk without a key (a server for a trainer)")
     add_model_args(parser)
     parser.add_argument("--device", default="auto")
     parser.add_argument("--dtype", default=None, choices=["float32", "bfloat16", "float16"])
@@ -658,7 +822,8 @@ def main(argv=None):
     source = args.load_from or args.weight
     if not args.load_from and not args.weight.endswith(".pth"):
         source = weight_path(args.save_dir, args.weight, args.hidden_size, bool(args.use_moe))
-    app = create_app(model, tokenizer, args.model_name, args.device, args.dtype, args.max_concurrent, source)
+    app = create_app(model, tokenizer, args.model_name, args.device, args.dtype, args.max_concurrent, source,
+                     args.api_key, args.allow_weight_updates)
     print(f"serving {args.load_from or args.weight} as '{args.model_name}' on http://{args.host}:{args.port}/v1")
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
 

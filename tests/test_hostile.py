@@ -371,3 +371,159 @@ def test_the_api_evaluator_gives_up_on_a_server_that_never_answers(tmp_path):
         silent.close()
     rep = json.load(open(out, encoding="utf-8"))
     assert rep["summary"]["errors"] == 1 and "Timeout" in rep["cases"][0]["error"]
+
+
+# --- the server: a bad request gets a 4xx that says what is wrong, never a 500 ----------------------------
+
+@pytest.fixture(scope="module")
+def server(tok):
+    from conftest import tiny_model
+    from test_server import serve
+    srv, url = serve(tiny_model(), tok, allow_weight_updates=False)
+    yield url
+    srv.should_exit = True
+
+
+def chat_body(**fields):
+    return {"model": "minimind", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 4, **fields}
+
+
+DEEP = "[" * 5000 + "]" * 5000
+BAD_REQUESTS = [  # (body, the words the 4xx message must hold)
+    (chat_body(messages=[{"role": "user", "content": [{"type": "text", "text": 5}]}]), "content[0].text"),
+    (chat_body(messages=[{"role": "user", "content": [None]}]), "content[0]"),
+    (chat_body(messages=[{"role": "user", "content": [{"type": "text"}]}]), "content[0].text"),
+    (chat_body(seed=18446744073709551616), "seed"),
+    (chat_body(seed=-1), "seed"),
+    (chat_body(stream=True, seed=18446744073709551616), "seed"),
+    (chat_body(messages=[{"role": "user", "content": "\ud800"}]), "Unicode"),
+    (chat_body(messages=[{"role": "user", "content": "hi"}, {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c", "type": "function", "function": {"name": "calculate_math", "arguments": DEEP}}]}]),
+     "arguments"),
+    (chat_body(messages=[{"role": "user", "content": "hi"}, {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c", "type": "function", "function": {"name": "\ud800", "arguments": "{}"}}]}]), "Unicode"),
+    (chat_body(stop=["a", "b", "c", "d", "e"]), "stop"),
+    (chat_body(stop=[""]), "stop"),
+    (chat_body(temperature=-1), "temperature"),
+    (chat_body(temperature=3), "temperature"),
+    (chat_body(top_p=0), "top_p"),
+    (chat_body(max_tokens=0), "max_tokens"),
+    (chat_body(messages=[]), "messages"),
+    (chat_body(messages=[{"role": "hacker", "content": "x"}]), "role"),
+    (chat_body(messages=[{"role": "tool", "content": "x"}]), "tool message"),
+    (chat_body(tools=[{"type": "function"}]), "tools[0]"),
+    ({"model": "minimind"}, "messages"),
+]
+
+
+@pytest.mark.parametrize("body,words", BAD_REQUESTS, ids=range(len(BAD_REQUESTS)))
+def test_bad_chat_requests_get_a_400_that_names_the_problem(server, body, words):
+    from test_server import raw_post
+    data = json.dumps(body, ensure_ascii=True).encode()  # \ud800 travels escaped, as a client would send it
+    status, reply = raw_post(f"{server}/chat/completions", data)
+    assert status == 400 and words in reply["error"]["message"], (status, reply)
+
+
+RAW_BODIES = [b"[" * 100_000 + b"]" * 100_000, b'{"a":' * 50_000 + b"1" + b"}" * 50_000]
+
+
+@pytest.mark.parametrize("body", RAW_BODIES, ids=range(len(RAW_BODIES)))
+def test_a_body_nested_too_deep_is_refused_before_it_is_parsed(server, body):
+    from test_server import raw_post
+    status, reply = raw_post(f"{server}/chat/completions", body)
+    assert status == 400 and "nested deeper" in reply["error"]["message"]
+
+
+def test_generate_caps_the_prompts_of_one_call(server):
+    from test_server import raw_post
+    body = {"input_ids": [[1, 2, 3]] * 300, "sampling_params": {"max_new_tokens": 1}}
+    status, reply = raw_post(server[:-3] + "/generate", json.dumps(body).encode())
+    assert status == 400 and "at most 256" in reply["error"]["message"]
+
+
+def test_weight_updates_are_off_without_a_key(server, tmp_path):
+    from test_server import raw_post
+    status, reply = raw_post(server[:-3] + "/update_weights_from_disk",
+                             json.dumps({"model_path": "/etc"}).encode())
+    assert status == 403 and "--allow_weight_updates" in reply["error"]["message"]
+
+
+def test_stop_strings_and_a_tiny_temperature(tok):
+    from openai import OpenAI
+
+    from test_server import ANSWER, ScriptedLM, serve
+
+    class Confident(ScriptedLM):  # the scripted token at logit +50: logits / 1e-300 overflow to inf
+        def forward(self, input_ids, **kwargs):
+            out = super().forward(input_ids, **kwargs)
+            out.logits = (out.logits > -1).float() * 50.0
+            return out
+
+    srv, url = serve(Confident(tok), tok, max_concurrent=1)
+    messages = [{"role": "user", "content": "北京天气?"},
+                {"role": "assistant", "content": None, "tool_calls": [{"id": "c", "type": "function", "function": {
+                    "name": "get_current_weather", "arguments": '{"location": "北京"}'}}]},
+                {"role": "tool", "tool_call_id": "c", "content": '{"temperature": "28°C"}'}]
+    try:
+        client = OpenAI(base_url=url, api_key="none", max_retries=0, timeout=30)
+        kw = dict(model="minimind", messages=messages, max_tokens=40)
+        greedy = client.chat.completions.create(temperature=0, **kw).choices[0].message.content
+        assert greedy == ANSWER
+        # 1e-300 divided the logits into inf and nan (the last token id, repeated); now it is greedy
+        assert client.chat.completions.create(temperature=1e-300, **kw).choices[0].message.content == greedy
+        stop = "28"
+        r = client.chat.completions.create(temperature=0, stop=[stop], **kw)
+        assert (r.choices[0].message.content or "") == greedy[:greedy.find(stop)].strip()
+        assert r.choices[0].finish_reason == "stop" and r.usage.completion_tokens < 12
+        streamed = "".join(c.choices[0].delta.content or "" for c in client.chat.completions.create(
+            temperature=0, stop=stop, stream=True, **kw) if c.choices)
+        assert stop not in streamed and streamed.strip() == greedy[:greedy.find(stop)].strip()
+    finally:
+        srv.should_exit = True
+
+
+def test_an_api_key_guards_every_endpoint_but_health(tok):
+    from openai import AuthenticationError, OpenAI
+
+    from conftest import tiny_model
+    from test_server import raw_post, serve
+    srv, url = serve(tiny_model(), tok, api_key="s3cret", allow_weight_updates=False)
+    try:
+        with pytest.raises(AuthenticationError):
+            OpenAI(base_url=url, api_key="wrong", max_retries=0).models.list()
+        assert OpenAI(base_url=url, api_key="s3cret", max_retries=0).models.list().data[0].id == "minimind"
+        status, _ = raw_post(url[:-3] + "/update_weights_from_disk", b'{"model_path": "/etc"}')
+        assert status == 401
+        import urllib.request
+        assert urllib.request.urlopen(url[:-3] + "/health", timeout=10).status == 200
+    finally:
+        srv.should_exit = True
+
+
+def test_a_client_that_leaves_a_non_streamed_request_frees_its_generation(tok):
+    import http.client
+    import socket
+
+    from openai import OpenAI
+
+    from test_server import SlowLM, serve
+    model = SlowLM(tok)  # 20 ms a token, never an EOS
+    srv, url = serve(model, tok, max_concurrent=1)  # one slot: a leaked generation blocks every other
+    try:
+        port = int(url.split(":")[-1].split("/")[0])
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        conn.request("POST", "/v1/chat/completions", body=json.dumps(chat_body(max_tokens=3000)),
+                     headers={"Content-Type": "application/json"})
+        time.sleep(0.5)
+        conn.sock.shutdown(socket.SHUT_RDWR)  # the client goes away before any answer
+        conn.close()
+        time.sleep(1.0)
+        calls = model.calls
+        time.sleep(0.5)
+        assert model.calls - calls <= 1, "the abandoned generation kept running"
+        client = OpenAI(base_url=url, api_key="none", max_retries=0, timeout=20)
+        r = client.chat.completions.create(model="minimind", messages=[{"role": "user", "content": "hi"}],
+                                           max_tokens=4)
+        assert r.usage.completion_tokens == 4  # the slot was given back
+    finally:
+        srv.should_exit = True

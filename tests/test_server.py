@@ -49,10 +49,11 @@ def free_port():
         return s.getsockname()[1]
 
 
-def serve(model, tok):
+def serve(model, tok, **options):
+    """The app on a free loopback port, in a thread (weight updates allowed unless options say otherwise)."""
     port = free_port()
-    server = uvicorn.Server(uvicorn.Config(create_app(model, tok, "minimind"), host="127.0.0.1", port=port,
-                                           log_level="warning"))
+    app = create_app(model, tok, "minimind", **{"allow_weight_updates": True, **options})
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     for _ in range(200):
