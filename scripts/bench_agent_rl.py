@@ -64,7 +64,7 @@ from trainer.trainer_utils import DTYPES, add_model_args, autocast, default_dtyp
 
 # settings that differ between the full benchmark and the smoke run; a flag given explicitly wins
 MIN_TRAJECTORIES = 64  # per rollout shape, by default
-FULL = {"shapes": "2x4,8x8", "max_gen_len": 256, "max_turns": 3, "peak_sizes": "2048,4096", "peak_repeats": 5,
+FULL = {"shapes": "2x4,8x8,16x8", "max_gen_len": 256, "max_turns": 3, "peak_sizes": "2048,4096", "peak_repeats": 5,
         "rl_steps": 2, "sft_steps": 3, "sft_batch_size": 16, "rounds": 0}
 QUICK = {"shapes": "2x4", "max_gen_len": 16, "max_turns": 2, "peak_sizes": "256", "peak_repeats": 2,
          "rl_steps": 1, "sft_steps": 1, "sft_batch_size": 4, "rounds": 1}
@@ -87,7 +87,8 @@ def parse_args(argv=None):
     parser.add_argument("--max_total_len", type=int, default=2500, help="tokens per trajectory, all turns")
     parser.add_argument("--temperature", type=float, default=0.8)
     parser.add_argument("--top_p", type=float, default=1.0)
-    parser.add_argument("--skip_sequential", action="store_true", help="measure rollout_batch alone")
+    parser.add_argument("--skip_sequential", action="store_true", help="leave out the sequential baseline")
+    parser.add_argument("--skip_generate", action="store_true", help="leave out the batched-generate baseline")
     parser.add_argument("--rounds", type=int, default=None, help="rollout rounds per shape, each on other prompts "
                         "(batched, then sequential); the rates are over all rounds. 0: at least 3, and enough for "
                         f"{MIN_TRAJECTORIES} trajectories (2x4: 8 rounds; fewer and one round's prompts sway it)")
@@ -290,6 +291,53 @@ def sequential_trajectory(model, tok, messages, tools, targs):
     return written, turns
 
 
+def generate_rollout(model, tok, items, num_generations, targs) -> RolloutRun:
+    """What a user would pick without this engine (TRL's GRPOTrainer without vLLM does this): every turn,
+    all trajectories still running are rendered with the chat template, tokenized as one left-padded batch
+    and continued by one transformers model.generate call; then the same parse_tool_calls / execute_tool."""
+    was_training = model.training
+    model.eval()
+    convs = [copy.deepcopy(it["messages"]) for it in items for _ in range(num_generations)]
+    tools = [it["tools"] for it in items for _ in range(num_generations)]
+    sampling = {"do_sample": True, "temperature": targs.temperature, "top_p": targs.top_p, "top_k": 0} \
+        if targs.temperature > 0 else {"do_sample": False}
+    sync(targs.device)
+    t0 = time.perf_counter()
+    written, turns, active = 0, 0, list(range(len(convs)))
+    for turn in range(targs.max_turns):
+        texts = [render(tok, convs[i], tools[i], add_generation_prompt=True) for i in active]
+        enc = tok(texts, add_special_tokens=False, return_tensors="pt", padding=True, padding_side="left")
+        budget = min(targs.max_gen_len, targs.max_total_len - enc["input_ids"].shape[1])
+        if budget <= 0:
+            break
+        with torch.no_grad(), autocast(targs.device, targs.dtype):
+            out = model.generate(enc["input_ids"].to(targs.device),
+                                 attention_mask=enc["attention_mask"].to(targs.device), max_new_tokens=budget,
+                                 eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id, **sampling)
+        still = []
+        for row, i in enumerate(active):
+            new = out[row, enc["input_ids"].shape[1]:].tolist()
+            stopped = tok.eos_token_id in new
+            new = new[:new.index(tok.eos_token_id) + 1] if stopped else new
+            written, turns = written + len(new), turns + 1
+            reply = tok.decode(new[:-1] if stopped else new, skip_special_tokens=False)
+            calls = parse_tool_calls(reply)
+            if not stopped or not calls or turn == targs.max_turns - 1:
+                continue
+            convs[i].append({"role": "assistant", "content": generation_prefill(False) + reply})
+            for call in calls:
+                result = execute_tool(call["name"], call["arguments"], timeout=targs.tool_timeout)
+                content = cap_tool_output(tok, json.dumps(result, ensure_ascii=False), targs.max_tool_tokens)
+                convs[i].append({"role": "tool", "content": content})
+            still.append(i)
+        active = still
+        if not active:
+            break
+    sync(targs.device)
+    model.train(was_training)
+    return RolloutRun(time.perf_counter() - t0, len(convs), written, turns)
+
+
 def sequential_rollout(model, tok, items, num_generations, targs) -> RolloutRun:
     was_training = model.training
     model.eval()
@@ -322,16 +370,22 @@ def bench_rollout(model, tok, dataset, args, batch_size: int, num_generations: i
     targs = trainer_args(args, batch_size, num_generations)
     rounds = rounds_for(args, batch_size, num_generations)
     result = {"batch_size": batch_size, "num_generations": num_generations, "rounds": rounds}
-    batched, sequential = [], []
-    for r in range(-1, rounds):  # round -1 warms both paths up at this shape (kernels, memory) and is not timed
+    batched, generated, sequential = [], [], []
+    for r in range(-1, rounds):  # round -1 warms every path up at this shape (kernels, memory), not timed
         items = pick_prompts(dataset, batch_size, args.seed + r)
         torch.manual_seed(args.seed + r)
         batched.append(batched_rollout(model, tok, items, num_generations, targs))
+        if not args.skip_generate:
+            torch.manual_seed(args.seed + r)
+            generated.append(generate_rollout(model, tok, items, num_generations, targs))
         if not args.skip_sequential:
             torch.manual_seed(args.seed + r)
             sequential.append(sequential_rollout(model, tok, items, num_generations, targs))
-    batched, sequential = batched[1:], sequential[1:]
+    batched, generated, sequential = batched[1:], generated[1:], sequential[1:]
     result["batched"] = asdict(combine(batched))
+    if generated:
+        result["generate"] = asdict(combine(generated))
+        result["speedup_vs_generate"] = result["batched"]["tokens_per_s"] / result["generate"]["tokens_per_s"]
     if sequential:
         result["sequential"] = asdict(combine(sequential))
         result["speedup"] = result["batched"]["tokens_per_s"] / result["sequential"]["tokens_per_s"]
@@ -499,16 +553,16 @@ def print_report(res: dict):
     print(f"\nmodel {res['model']['params'] / 1e6:.2f}M params | {m['device']} {m['dtype']} | {m['threads']} threads"
           f" | peak matmul {m['peak_flops_per_s'] / 1e9:.1f} GFLOP/s (n={m['peak_matmul_size']}) | load average "
           f"{m['load_avg_start']:.1f} -> {m['load_avg_end']:.1f} on {m['cpu_count']} CPUs")
-    print("\nrollout (model-written tokens/s, trajectories/s)")
-    print(f"{'shape':>6} | {'batched tok/s':>13} | {'traj/s':>7} | {'sequential tok/s':>16} | {'traj/s':>7} | "
-          f"{'speedup':>7} | {'tokens':>7} | {'in engine':>9}")
+    print("\nrollout (model-written tokens/s; x = the engine's ratio to that baseline)")
+    print(f"{'shape':>6} | {'engine tok/s':>12} | {'generate tok/s':>14} | {'x':>6} | {'sequential tok/s':>16} | "
+          f"{'x':>6} | {'tokens':>7} | {'in engine':>9}")
     for r in res["rollout"]:
-        b, s = r["batched"], r.get("sequential")
-        seq = f"{s['tokens_per_s']:>16.1f} | {s['trajectories_per_s']:>7.3f} | {r['speedup']:>6.2f}x" if s \
-            else f"{'-':>16} | {'-':>7} | {'-':>7}"
+        b, g, s = r["batched"], r.get("generate"), r.get("sequential")
+        gen = f"{g['tokens_per_s']:>14.1f} | {r['speedup_vs_generate']:>5.2f}x" if g else f"{'-':>14} | {'-':>6}"
+        seq = f"{s['tokens_per_s']:>16.1f} | {r['speedup']:>5.2f}x" if s else f"{'-':>16} | {'-':>6}"
         in_engine = b["profile"].get("engine_s", float("nan")) / b["seconds"]
-        print(f"{r['batch_size']}x{r['num_generations']:<4} | {b['tokens_per_s']:>13.1f} | "
-              f"{b['trajectories_per_s']:>7.3f} | {seq} | {b['tokens']:>7} | {in_engine:>9.0%}")
+        print(f"{r['batch_size']}x{r['num_generations']:<4} | {b['tokens_per_s']:>12.1f} | {gen} | {seq} | "
+              f"{b['tokens']:>7} | {in_engine:>9.0%}")
     rl = res["rl_step"]
     print(f"\nRL step at {rl['batch_size']}x{rl['num_generations']} ({rl['step_s']:.2f} s, mean of {rl['steps']})")
     for phase, seconds in rl["phases_s"].items():

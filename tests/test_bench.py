@@ -19,17 +19,20 @@ def test_quick_benchmark_writes_all_fields(tmp_path):
         data.write_text("".join(next(f) for _ in range(16)), encoding="utf-8")
     out = tmp_path / "bench.json"
     bench_agent_rl.main(["--quick", "--save_dir", str(tmp_path), "--hidden_size", "64", "--num_hidden_layers", "2",
-                         "--data_path", str(data), "--device", "cpu", "--shapes", "1x2", "--max_gen_len", "4",
-                         "--out", str(out)])
+                         "--data_path", str(data), "--device", "cpu", "--shapes", "2x2", "--max_gen_len", "6",
+                         "--temperature", "0", "--dtype", "float32", "--out", str(out)])
     res = json.loads(out.read_text(encoding="utf-8"))
     assert res["machine"]["peak_flops_per_s"] > 0 and res["model"]["params"] > 0
     rollout = res["rollout"][0]
-    assert (rollout["batch_size"], rollout["num_generations"]) == (1, 2)
-    for engine in ("batched", "sequential"):
+    assert (rollout["batch_size"], rollout["num_generations"]) == (2, 2)
+    for engine in ("batched", "generate", "sequential"):
         run = rollout[engine]
-        assert run["trajectories"] == 2 and run["tokens"] > 0
+        assert run["trajectories"] == 4 and run["tokens"] > 0
         assert {"seconds", "tokens_per_s", "trajectories_per_s", "turns"} <= set(run)
-    assert rollout["speedup"] > 0
+    # greedy: the three ways write the same tokens, so their rates compare the same work
+    assert rollout["batched"]["tokens"] == rollout["generate"]["tokens"] == rollout["sequential"]["tokens"]
+    assert rollout["batched"]["turns"] == rollout["generate"]["turns"] == rollout["sequential"]["turns"]
+    assert rollout["speedup"] > 0 and rollout["speedup_vs_generate"] > 0
     assert {"engine_calls", "engine_s", "outside_engine_s"} <= set(rollout["batched"]["profile"])
     rl = res["rl_step"]
     assert set(rl["phases_s"]) == {"rollout", "reward", "ref_logps", "policy_fwd_bwd", "optimizer"}

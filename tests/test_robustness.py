@@ -65,6 +65,46 @@ def test_parse_tool_calls_never_raises(text):
 
 
 @SETTINGS
+@given(model_text(), st.integers(min_value=1, max_value=4))
+def test_parse_tool_calls_is_linear(text, scale):
+    """Any text repeated until it is ~100 KB parses in well under a second: no backtracking blow-up."""
+    if not text:
+        return
+    big = text * (scale * 25_000 // len(text) + 1)
+    start = time.perf_counter()
+    calls = parse_tool_calls(big)
+    assert time.perf_counter() - start < 0.5
+    assert len(calls) <= big.count("<tool_call>")
+
+
+@st.composite
+def int_expression(draw, depth=0):
+    """An integer arithmetic expression (+ - * // %, parentheses, unary minus) Python can evaluate."""
+    if depth >= 3 or draw(st.booleans()):
+        return str(draw(st.integers(min_value=-10**6, max_value=10**6)))
+    op = draw(st.sampled_from(["+", "-", "*", "//", "%"]))
+    left, right = draw(int_expression(depth + 1)), draw(int_expression(depth + 1))
+    if op in ("//", "%") and eval(right) == 0:  # noqa: S307 (a generated integer expression)
+        right = "7"
+    return f"({left} {op} ({right}))" if draw(st.booleans()) else f"(-({left}) {op} ({right}))"
+
+
+@SETTINGS
+@given(int_expression())
+def test_calculate_math_agrees_with_python_on_integers(expression):
+    assert execute_tool("calculate_math", {"expression": expression}) == {"result": str(eval(expression))}
+
+
+@SETTINGS
+@given(st.text(alphabet="0123456789+-*/%().,^² eπsqrtlogfacrund", max_size=60) | st.text(max_size=60))
+def test_calculate_math_never_raises_and_answers_in_time(expression):
+    start = time.perf_counter()
+    result = execute_tool("calculate_math", {"expression": expression})
+    assert time.perf_counter() - start < 1.5
+    assert set(result) <= {"result", "error", "hint"} and ("result" in result) != ("error" in result)
+
+
+@SETTINGS
 @given(NAMES, ARGS | JSON)
 def test_execute_tool_always_returns_a_dict_in_time(name, args):
     start = time.perf_counter()
