@@ -58,13 +58,14 @@ class MiniMindConfig(PretrainedConfig):
     initializer_range: float = 0.02  # std of the normal init of linear and embedding weights
     tie_word_embeddings: bool = True  # lm_head shares the embedding matrix
     use_cache: bool = True
-    # --- mixture of experts (off by default) ---
+    # --- mixture of experts (off by default); the defaults are upstream MiniMind's layout, so its MoE
+    # checkpoints load as they are ---
     use_moe: bool = False
     num_experts: int = 4  # routed experts per layer
-    num_experts_per_tok: int = 2  # experts each token is sent to
-    n_shared_experts: int = 1  # experts every token always uses
+    num_experts_per_tok: int = 1  # experts each token is sent to
+    n_shared_experts: int = 0  # experts every token always uses
     norm_topk_prob: bool = True  # renormalise the top-k router weights to sum to 1
-    router_aux_loss_coef: float = 0.01  # weight of the load-balancing loss returned as `aux_loss`
+    router_aux_loss_coef: float = 5e-4  # weight of the load-balancing loss returned as `aux_loss`
     # --- special tokens (fixed by the tokenizer) ---
     pad_token_id: int | None = 0  # <|endoftext|>
     bos_token_id: int | None = 1  # <|im_start|>
@@ -445,8 +446,13 @@ def weight_path(save_dir: str, weight: str, hidden_size: int, use_moe: bool) -> 
 
 def save_minimind(model: MiniMindForCausalLM, path: str, dtype=torch.bfloat16):
     """Write the state dict (half precision by default, like upstream MiniMind) atomically: tmp file +
-    rename."""
+    rename. The keys are upstream's, lm_head.weight included (upstream's loaders expect it); tied to the
+    embedding, it is the same tensor, stored once."""
     state = {k: v.detach().to("cpu", dtype) for k, v in model.state_dict().items() if k != "lm_head.weight"}
+    if model.config.tie_word_embeddings:
+        state["lm_head.weight"] = state["model.embed_tokens.weight"]
+    else:
+        state["lm_head.weight"] = model.lm_head.weight.detach().to("cpu", dtype)
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     tmp = f"{path}.tmp.{os.getpid()}"
     with open(tmp, "wb") as f:

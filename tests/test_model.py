@@ -1,4 +1,7 @@
 """The model: KV-cache decoding, left padding, save/load in both formats, MoE, generate()."""
+import os
+
+import pytest
 import torch
 from transformers import AutoModelForCausalLM
 
@@ -124,3 +127,50 @@ def test_a_checkpoint_loads_with_its_own_shape(tmp_path):
             assert getattr(loaded.config, key) == value
         x = torch.randint(3, 6400, (1, 9))
         assert torch.equal(saved(x).logits, loaded(x).logits)
+
+
+# --- upstream MiniMind's checkpoints (test data made with upstream's own code; skipped when absent) --------
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+UPSTREAM = os.path.join(os.path.dirname(ROOT), "shared", "fixtures", "upstream_minimind")
+
+
+@pytest.mark.skipif(not os.path.isdir(UPSTREAM), reason="no upstream MiniMind fixture")
+@pytest.mark.parametrize("weights,reference", [("full_sft_64.pth", "reference_logits_dense.pt"),
+                                               ("full_sft_64_moe.pth", "reference_logits_moe.pt")])
+def test_upstream_checkpoints_load_strictly_with_upstream_logits(weights, reference):
+    from model.model_minimind import load_minimind
+    model = load_minimind(os.path.join(UPSTREAM, weights), MiniMindConfig()).eval()  # shape from the file
+    ref = torch.load(os.path.join(UPSTREAM, reference), weights_only=True)
+    with torch.no_grad():
+        logits = model(ref["input_ids"]).logits
+    assert (logits - ref["logits"]).abs().max().item() < 1e-4
+
+
+@pytest.mark.skipif(not os.path.isdir(UPSTREAM), reason="no upstream MiniMind fixture")
+@pytest.mark.parametrize("name", ["dense", "moe"])
+def test_a_saved_checkpoint_has_upstreams_names_and_shapes(tmp_path, name):
+    import json
+    models = json.load(open(os.path.join(UPSTREAM, "fixture.json"), encoding="utf-8"))["models"]
+    entry = models[name]
+    config = MiniMindConfig(**entry["config"], **{k: v for k, v in entry["resolved"].items()
+                                                  if k in MiniMindConfig().to_dict()})
+    path = str(tmp_path / "m.pth")
+    save_minimind(MiniMindForCausalLM(config), path, dtype=torch.float16)
+    saved = torch.load(path, weights_only=True)
+    assert {k: list(v.shape) for k, v in saved.items()} == entry["state_dict"]
+    load_minimind(path, MiniMindConfig())  # and it loads back here
+
+
+@pytest.mark.skipif(not os.path.isdir(UPSTREAM), reason="no upstream MiniMind fixture")
+@pytest.mark.parametrize("name", ["minimind3_768x8", "minimind3_512x8", "minimind3_moe_768x8"])
+def test_upstreams_real_sizes_build_from_their_names_and_shapes(name):
+    import json
+
+    from model.model_minimind import count_parameters, shape_from_state
+    entry = json.load(open(os.path.join(UPSTREAM, "fixture.json"), encoding="utf-8"))["models"][name]
+    state = {k: torch.empty(v, device="meta") for k, v in entry["state_dict"].items()}
+    with torch.device("meta"):
+        model = MiniMindForCausalLM(MiniMindConfig(**shape_from_state(state)))
+    assert {k: list(v.shape) for k, v in model.state_dict().items()} == entry["state_dict"]
+    assert count_parameters(model) == entry["params"]  # 63.9M at 768 x 8

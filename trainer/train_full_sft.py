@@ -40,7 +40,7 @@ from dataset.lm_dataset import LengthGroupedSampler, SFTDataset, mix_in, sft_col
 from model.model_minimind import count_parameters, save_minimind, weight_path
 from trainer.trainer_utils import (
     add_model_args, add_runtime_args, all_ranks_any, all_ranks_sum, autocast, barrier, close_distributed,
-    cosine_lr, grad_sync, init_distributed, init_model, load_resume, resolve_runtime, resume_path,
+    cosine_lr, grad_sync, init_distributed, init_model, load_resume, open_log, resolve_runtime, resume_path,
     save_resume, set_rank_seed, set_rng_state, set_seed, split_batch, wrap_ddp,
 )
 
@@ -359,7 +359,7 @@ def train(args):
     os.makedirs(args.save_dir, exist_ok=True)
     log_path = run.out_path.replace(".pth", "_log.jsonl")
     if run.dist.is_main:
-        run.log_file = open(log_path, "a" if args.from_resume else "w", encoding="utf-8")
+        run.log_file = open_log(log_path, run.step if args.from_resume else None)
     bar = tqdm(total=run.total_steps, initial=run.step, desc="sft", dynamic_ncols=True,
                disable=not run.dist.is_main)
     t0 = time.time()

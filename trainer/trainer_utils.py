@@ -33,11 +33,18 @@ DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch
 
 
 def add_model_args(parser):
-    """--hidden_size / --num_hidden_layers / --use_moe, defaulting to the CPU preset (the shipped model)."""
+    """The model's shape, defaulting to the CPU preset (the shipped model). A checkpoint loads with the shape
+    its state dict has; these flags shape a new model (--from_weight none) and name the files."""
     parser.add_argument("--hidden_size", type=int, default=DEFAULT_HIDDEN_SIZE, help="model width")
     parser.add_argument("--num_hidden_layers", type=int, default=DEFAULT_NUM_LAYERS,
                         help="transformer blocks")
     parser.add_argument("--use_moe", type=int, default=0, choices=[0, 1], help="mixture-of-experts MLP")
+    parser.add_argument("--intermediate_size", type=int, default=None,
+                        help="MLP width (default 64*ceil(hidden*8/3/64); upstream MiniMind's is "
+                             "64*ceil(hidden*pi/64), 2432 at 768)")
+    parser.add_argument("--num_experts", type=int, default=None, help="MoE: routed experts per layer (4)")
+    parser.add_argument("--num_experts_per_tok", type=int, default=None, help="MoE: experts per token (1)")
+    parser.add_argument("--n_shared_experts", type=int, default=None, help="MoE: always-on experts (0)")
 
 
 def add_runtime_args(parser, log_interval: int, eval_interval: int, save_interval: int = 200):
@@ -106,10 +113,14 @@ def load_tokenizer(path: str = TOKENIZER_DIR):
     return AutoTokenizer.from_pretrained(path)
 
 
+SHAPE_FLAGS = ("intermediate_size", "num_experts", "num_experts_per_tok", "n_shared_experts")
+
+
 def model_config(args, **overrides) -> MiniMindConfig:
+    given = {k: getattr(args, k) for k in SHAPE_FLAGS if getattr(args, k, None) is not None}
     return MiniMindConfig(
         hidden_size=args.hidden_size, num_hidden_layers=args.num_hidden_layers, use_moe=bool(args.use_moe),
-        **overrides,
+        **{**given, **overrides},
     )
 
 
