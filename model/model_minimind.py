@@ -53,6 +53,7 @@ class MiniMindConfig(PretrainedConfig):
     hidden_act: str = "silu"
     max_position_embeddings: int = 4096  # longest sequence the model is meant to see
     rope_theta: float = 1e6  # RoPE base frequency
+    inference_rope_scaling: bool = False  # YaRN with upstream MiniMind's parameters (YARN below)
     rms_norm_eps: float = 1e-6
     dropout: float = 0.0  # residual and attention dropout (training only)
     initializer_range: float = 0.02  # std of the normal init of linear and embedding weights
@@ -106,15 +107,38 @@ class RMSNorm(nn.Module):
         return (x32 * self.weight.float()).to(x.dtype)
 
 
-def rope_cos_sin(position_ids, head_dim: int, theta: float):
+# YaRN as upstream MiniMind configures it (inference_rope_scaling=True): a context trained at 2,048 stretched
+# 16 times. Dimension i keeps its frequency when it turns more than beta_fast times within the original
+# context, is slowed by `factor` when it turns less than beta_slow times, and is interpolated between.
+YARN = {"factor": 16, "original_max_position_embeddings": 2048, "beta_fast": 32, "beta_slow": 1,
+        "attention_factor": 1.0}
+
+
+def rope_frequencies(head_dim: int, theta: float, yarn: dict | None = None, max_positions: int = 0):
+    """The rotation frequency of each of the head_dim/2 dimension pairs, with YaRN's scaling when given
+    (and when max_positions exceeds the original context, as upstream applies it)."""
+    inv_freq = 1.0 / (theta ** (torch.arange(0, head_dim, 2).float() / head_dim))
+    if yarn is None or max_positions <= yarn["original_max_position_embeddings"]:
+        return inv_freq
+    original = yarn["original_max_position_embeddings"]
+
+    def dim_turning(turns):  # the (fractional) pair index whose wave fits `turns` times into the context
+        return head_dim * math.log(original / (turns * 2 * math.pi)) / (2 * math.log(theta))
+
+    low = max(math.floor(dim_turning(yarn["beta_fast"])), 0)
+    high = min(math.ceil(dim_turning(yarn["beta_slow"])), head_dim // 2 - 1)
+    ramp = ((torch.arange(head_dim // 2).float() - low) / max(high - low, 1e-3)).clamp(0, 1)
+    return inv_freq * (1 - ramp + ramp / yarn["factor"])
+
+
+def rope_cos_sin(position_ids, inv_freq, scale: float = 1.0):
     """cos/sin tables for the given positions: (B, T) -> two (B, T, head_dim) tensors.
 
     Computed on the fly (it is tiny next to the matmuls), so there are no buffers to rebuild after loading.
     """
-    inv_freq = 1.0 / (theta ** (torch.arange(0, head_dim, 2, device=position_ids.device).float() / head_dim))
-    freqs = position_ids.float()[..., None] * inv_freq  # (B, T, head_dim/2)
+    freqs = position_ids.float()[..., None] * inv_freq.to(position_ids.device)  # (B, T, head_dim/2)
     emb = torch.cat([freqs, freqs], dim=-1)  # (B, T, head_dim)
-    return emb.cos(), emb.sin()
+    return emb.cos() * scale, emb.sin() * scale
 
 
 def apply_rope(x, cos, sin):
@@ -351,7 +375,10 @@ class MiniMindModel(MiniMindPreTrainedModel):
         if position_ids is None:
             position_ids = positions_from_mask(attention_mask, past_len, T, input_ids.device)
         attn_mask = build_attention_mask(attention_mask, past_len, T, input_ids.device)
-        cos, sin = rope_cos_sin(position_ids, self.config.head_dim, self.config.rope_theta)
+        yarn = YARN if self.config.inference_rope_scaling else None
+        inv_freq = rope_frequencies(self.config.head_dim, self.config.rope_theta, yarn,
+                                    self.config.max_position_embeddings)
+        cos, sin = rope_cos_sin(position_ids, inv_freq, yarn["attention_factor"] if yarn else 1.0)
         x = self.dropout(self.embed_tokens(input_ids))  # (B, T, C)
         aux_losses = []
         for layer in self.layers:

@@ -174,3 +174,18 @@ def test_upstreams_real_sizes_build_from_their_names_and_shapes(name):
         model = MiniMindForCausalLM(MiniMindConfig(**shape_from_state(state)))
     assert {k: list(v.shape) for k, v in model.state_dict().items()} == entry["state_dict"]
     assert count_parameters(model) == entry["params"]  # 63.9M at 768 x 8
+
+
+def test_yarn_scales_the_slow_dimensions_as_upstream_computes_it():
+    from model.model_minimind import YARN, rope_frequencies
+    plain, yarn = rope_frequencies(32, 1e6), rope_frequencies(32, 1e6, YARN, 4096)
+    # head_dim 32, theta 1e6, a 2,048 context: pairs 0-2 turn more than 32 times and keep their frequency,
+    # pairs 7-15 turn less than once and are slowed 16 times; in between a linear ramp
+    expected = [1, 1, 1, 0.8125, 0.625, 0.4375, 0.25] + [1 / 16] * 9
+    assert torch.allclose(yarn / plain, torch.tensor(expected), atol=1e-6)
+    assert torch.equal(rope_frequencies(32, 1e6, YARN, 2048), plain)  # no longer than the original: off
+    ids = torch.randint(3, 6400, (1, 40))
+    with torch.no_grad():
+        a = tiny()(ids).logits
+        b = tiny(inference_rope_scaling=True)(ids).logits
+    assert not torch.allclose(a, b)  # the flag changes the model (it did nothing before)
