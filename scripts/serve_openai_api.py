@@ -103,6 +103,8 @@ class ChatRequest(BaseModel):
     chat_template_kwargs: dict[str, Any] | None = None
     seed: int | None = Field(default=None, ge=0, le=2**63 - 1)
     stop: str | list[str] | None = None
+    n: int = Field(default=1, ge=1)
+    tool_choice: str | dict[str, Any] | None = None
 
 
 class BadRequest(ValueError):
@@ -486,9 +488,30 @@ def generate_outputs(gen: Generator, req: GenerateRequest) -> dict | list:
 # the app
 
 
-def error_response(status, message, param=None, kind="invalid_request_error"):
+def error_response(status, message, param=None, kind="invalid_request_error", code=None):
     return JSONResponse(status_code=status, content={"error": {"message": message, "type": kind, "param": param,
-                                                               "code": None}})
+                                                               "code": code}})
+
+
+def tool_choice_of(req: ChatRequest) -> tuple:
+    """(the tools to render, text the reply is forced to start with) for OpenAI's tool_choice: "none" offers
+    no tool, "auto" (the default) lets the model choose, "required" opens a call, and
+    {"type": "function", "function": {"name": N}} opens a call of N."""
+    choice = req.tool_choice
+    if choice is None or choice == "auto":
+        return req.tools, ""
+    if choice == "none":
+        return None, ""
+    if not req.tools:
+        raise BadRequest("tool_choice: there are no tools to choose from")
+    if choice == "required":
+        return req.tools, "<tool_call>\n"
+    name = choice.get("function", {}).get("name") if isinstance(choice, dict) else None
+    if not isinstance(name, str) or name not in {t["function"]["name"] for t in req.tools}:
+        raise BadRequest("tool_choice: 'none', 'auto', 'required' or {'type': 'function', 'function': "
+                         "{'name': one of the tools}}")
+    return req.tools, "<tool_call>\n" + json.dumps({"name": name}, ensure_ascii=False)[:-1] + ', "arguments": '
+
 
 
 JSON_TOKEN = re.compile(rb'[\[\]{}]|"(?:[^"\\]|\\.)*"')
@@ -593,6 +616,10 @@ def create_app(model, tokenizer, model_name="minimind", device="cpu", dtype="flo
     @app.exception_handler(RequestValidationError)
     async def validation_error(request, exc):
         first = exc.errors()[0] if exc.errors() else {}
+        if first.get("type") == "json_invalid":  # its loc holds a byte offset, not a field
+            ctx = first.get("ctx") or {}
+            return error_response(400, f"the request body is not valid JSON ({ctx.get('error', 'decode error')} "
+                                  f"at character {(first.get('loc') or [None, '?'])[-1]})", param="body")
         where = ".".join(str(p) for p in first.get("loc", []) if p != "body")
         return error_response(400, f"{where}: {first.get('msg', 'invalid request')}", param=where or None)
 
@@ -628,13 +655,20 @@ def create_app(model, tokenizer, model_name="minimind", device="cpu", dtype="flo
 
     @app.post("/v1/chat/completions")
     async def chat(req: ChatRequest, request: Request):
+        if req.model is not None and req.model != model_name:
+            return error_response(404, f"The model '{req.model}' does not exist; this server serves "
+                                  f"'{model_name}'", param="model", kind="invalid_request_error",
+                                  code="model_not_found")
+        if req.n != 1:
+            raise BadRequest(f"n: this server returns one choice per request (n=1), got {req.n}")
         messages = to_template_messages(req)
         stops = stop_strings(req.stop)
+        tools, call_prefix = tool_choice_of(req)
         kwargs = req.chat_template_kwargs or {}
         thinking = req.open_thinking if req.open_thinking is not None else kwargs.get("open_thinking", False)
         thinking = bool(thinking)
-        prompt = render(tokenizer, messages, req.tools, add_generation_prompt=True, open_thinking=thinking)
-        prompt_ids = encode(tokenizer, prompt)
+        prompt = render(tokenizer, messages, tools, add_generation_prompt=True, open_thinking=thinking)
+        prompt_ids = encode(tokenizer, prompt + call_prefix)
         room = gen.context_len - len(prompt_ids)
         if room <= 0:
             raise BadRequest(f"the conversation is {len(prompt_ids)} tokens; the model's context is "
@@ -648,12 +682,13 @@ def create_app(model, tokenizer, model_name="minimind", device="cpu", dtype="flo
         if req.stream:
             include_usage = bool((req.stream_options or {}).get("include_usage"))
             chunks = sse_chunks(tokenizer, token_stream, stops, thinking, rid, created, name, len(prompt_ids),
-                                max_new, include_usage)
+                                max_new, include_usage, call_prefix)
             return StreamingResponse(closing_stream(chunks), media_type="text/event-stream")
         ids = await collect_tokens(request, token_stream, stops, tokenizer)
         if ids is None:  # the client went away; nobody reads this
             return error_response(499, "client closed the request")
-        return complete(tokenizer, ids, stops, thinking, rid, created, name, len(prompt_ids), max_new)
+        return complete(tokenizer, ids, stops, thinking, rid, created, name, len(prompt_ids), max_new,
+                        call_prefix)
 
     return app
 
@@ -726,8 +761,9 @@ def cut_at_stop(text: str, stops) -> tuple:
     return (text[:min(cuts)], True) if cuts else (text, False)
 
 
-def complete(tokenizer, ids, stops, thinking, rid, created, name, n_prompt, max_new):
+def complete(tokenizer, ids, stops, thinking, rid, created, name, n_prompt, max_new, prefix=""):
     text, stopped = cut_at_stop(tokenizer.decode(ids), stops)
+    text = prefix + text
     parser = StreamParser(thinking)
     pieces = parser.feed(text, final=True)
     content = "".join(v for k, v in pieces if k == "content").strip()
@@ -746,7 +782,7 @@ def complete(tokenizer, ids, stops, thinking, rid, created, name, n_prompt, max_
 
 
 def sse_chunks(tokenizer, token_stream, stops, thinking, rid, created, name, n_prompt, max_new,
-               include_usage):
+               include_usage, prefix=""):
     def chunk(delta, finish=None):
         body = {"id": rid, "object": "chat.completion.chunk", "created": created, "model": name,
                 "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
@@ -765,6 +801,7 @@ def sse_chunks(tokenizer, token_stream, stops, thinking, rid, created, name, n_p
     ids, emitted_text, n_calls = [], "", 0
     yield chunk({"role": "assistant", "content": ""})
     try:
+        yield from pieces(prefix)  # a reply forced to open a tool call (tool_choice)
         for token in token_stream:
             ids.append(token)
             text = tokenizer.decode(ids)

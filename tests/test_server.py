@@ -364,3 +364,67 @@ def test_a_client_that_disconnects_mid_stream_frees_its_generation(tok):
     finally:
         gc.enable()
         server.should_exit = True
+
+
+class FixedLM(ScriptedLM):
+    """Writes `text` whatever the prompt (greedy, one token a step), and keeps the last prompt it read."""
+
+    def __init__(self, tok, text):
+        super().__init__(tok)
+        self.text, self.prompt = text, ""
+
+    def forward(self, input_ids, cache=None, use_cache=False, logits_to_keep=0, **kwargs):
+        if input_ids.shape[1] > 1:
+            self.prompt = self.tok.decode(input_ids[0].tolist())
+            self.script, self.pos = encode(self.tok, self.text) + [self.tok.eos_token_id], 0
+        logits = torch.full((1, 1, 6400), -1e4)
+        logits[0, 0, self.script[min(self.pos, len(self.script) - 1)]] = 0.0
+        self.pos += 1
+        return type("Out", (), {"logits": logits})()
+
+
+def test_tool_choice_none_required_and_named(tok):
+    def ask(text, **kw):
+        model = FixedLM(tok, text)
+        server, url = serve(model, tok)
+        try:
+            client = OpenAI(base_url=url, api_key="none", max_retries=0)
+            r = client.chat.completions.create(model="minimind", messages=weather_messages(), tools=TOOLS,
+                                               temperature=0, max_tokens=60, **kw)
+            return r.choices[0], model.prompt
+        finally:
+            server.should_exit = True
+
+    choice, prompt = ask("晴。", tool_choice="none")
+    assert "get_current_weather" not in prompt and choice.message.content == "晴。"  # no tool offered
+    choice, _ = ask('{"name": "get_current_weather", "arguments": {"location": "北京"}}\n</tool_call>',
+                    tool_choice="required")
+    assert [c.function.name for c in choice.message.tool_calls] == ["get_current_weather"]
+    assert choice.finish_reason == "tool_calls"
+    named = {"type": "function", "function": {"name": "get_current_time"}}
+    choice, prompt = ask('{"timezone": "Asia/Tokyo"}}\n</tool_call>', tool_choice=named)
+    assert prompt.endswith('<tool_call>\n{"name": "get_current_time", "arguments": ')  # the call is opened
+    call = choice.message.tool_calls[0].function
+    assert call.name == "get_current_time" and json.loads(call.arguments) == {"timezone": "Asia/Tokyo"}
+    with pytest.raises(BadRequestError):
+        ask("x", tool_choice={"type": "function", "function": {"name": "no_such_tool"}})
+
+
+def test_unknown_model_is_a_404_and_n_above_one_a_400(scripted):
+    from openai import NotFoundError
+    with pytest.raises(NotFoundError) as e:
+        scripted.chat.completions.create(model="gpt-4o", messages=weather_messages())
+    assert e.value.body["code"] == "model_not_found"
+    with pytest.raises(BadRequestError, match="n=1"):
+        scripted.chat.completions.create(model="minimind", messages=weather_messages(), n=2)
+
+
+def test_a_json_syntax_error_says_so_without_a_byte_offset_for_a_field(tok):
+    torch.manual_seed(0)
+    server, url = serve(MiniMindForCausalLM(MiniMindConfig(hidden_size=64, num_hidden_layers=2)).eval(), tok)
+    try:
+        status, reply = raw_post(url + "/chat/completions", b'{"messages": [')
+    finally:
+        server.should_exit = True
+    assert status == 400 and reply["error"]["param"] == "body"
+    assert reply["error"]["message"].startswith("the request body is not valid JSON")
