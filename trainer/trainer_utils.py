@@ -45,6 +45,9 @@ def add_model_args(parser):
     parser.add_argument("--num_experts", type=int, default=None, help="MoE: routed experts per layer (4)")
     parser.add_argument("--num_experts_per_tok", type=int, default=None, help="MoE: experts per token (1)")
     parser.add_argument("--n_shared_experts", type=int, default=None, help="MoE: always-on experts (0)")
+    parser.add_argument("--tokenizer_path", default=None,
+                        help="a tokenizer directory (default: the weights' directory when it has one, else "
+                             "model/, the project's); its chat template renders every turn")
 
 
 def add_runtime_args(parser, log_interval: int, eval_interval: int, save_interval: int = 200):
@@ -127,8 +130,10 @@ def model_config(args, **overrides) -> MiniMindConfig:
 def init_model(args, from_weight: str, save_dir: str, device: str = "cpu", **config_overrides):
     """Tokenizer + model: random init for from_weight 'none', else
     {save_dir}/{from_weight}_{hidden}[_moe].pth, a .pth file when from_weight is a path ending in .pth, or a
-    transformers directory (MiniMind's own layout or the Qwen3 layout of scripts/convert_model.py)."""
-    tokenizer = load_tokenizer()
+    transformers directory (MiniMind's own layout or the Qwen3 layout of scripts/convert_model.py). The
+    tokenizer travels with the model: --tokenizer_path, else the directory's own, else the project's."""
+    own = from_weight != "none" and os.path.isfile(os.path.join(from_weight, "tokenizer.json"))
+    tokenizer = load_tokenizer(getattr(args, "tokenizer_path", None) or (from_weight if own else TOKENIZER_DIR))
     if from_weight != "none" and os.path.isdir(from_weight):
         model = load_model_dir(from_weight)
     elif from_weight != "none":
