@@ -133,7 +133,8 @@ def init_model(args, from_weight: str, save_dir: str, device: str = "cpu", **con
     transformers directory (MiniMind's own layout or the Qwen3 layout of scripts/convert_model.py). The
     tokenizer travels with the model: --tokenizer_path, else the directory's own, else the project's."""
     own = from_weight != "none" and os.path.isfile(os.path.join(from_weight, "tokenizer.json"))
-    tokenizer = load_tokenizer(getattr(args, "tokenizer_path", None) or (from_weight if own else TOKENIZER_DIR))
+    tokenizer_dir = getattr(args, "tokenizer_path", None) or (from_weight if own else TOKENIZER_DIR)
+    tokenizer = load_tokenizer(tokenizer_dir)
     if from_weight != "none" and os.path.isdir(from_weight):
         model = load_model_dir(from_weight)
     elif from_weight != "none":
