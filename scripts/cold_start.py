@@ -87,7 +87,7 @@ def stage_pretrain(args, resume: bool):
                                "--epochs", str(args.pretrain_epochs), "--max_steps", str(args.pretrain_steps),
                                "--warmup_steps", str(args.pretrain_warmup), "--seed", str(args.seed),
                                "--from_resume", str(int(resume))]
-    train(pretrain_args(argv))
+    return train(pretrain_args(argv))
 
 
 def stage_sft(args, resume: bool):
@@ -98,7 +98,7 @@ def stage_sft(args, resume: bool):
                                "--max_steps", str(args.sft_steps), "--learning_rate", str(args.sft_learning_rate),
                                "--warmup_steps", str(args.sft_warmup), "--seed", str(args.seed),
                                "--from_resume", str(int(resume))]
-    train(sft_args(argv))
+    return train(sft_args(argv))
 
 
 RUNNERS = {"data": stage_data, "pretrain": stage_pretrain, "sft": stage_sft}
@@ -134,12 +134,16 @@ def main(argv=None):
         resume = bool(args.from_resume) and resume_file_exists(args, stage)
         print(f"\n=== stage {k}/{len(STAGES)}: {stage}" + (" (resuming)" if resume else "") + " ===", flush=True)
         t0 = time.time()
-        RUNNERS[stage](args, resume)
-        state["done"].append(stage)
+        finished = RUNNERS[stage](args, resume) is not False
         state["seconds"][stage] = state["seconds"].get(stage, 0) + time.time() - t0
+        if finished:
+            state["done"].append(stage)
         with open(state_path + ".tmp", "w", encoding="utf-8") as f:
             json.dump(state, f, indent=1)
         os.replace(state_path + ".tmp", state_path)
+        if not finished:  # a signal: the stage saved a resume checkpoint
+            print(f"\nstopped during {stage}: python scripts/cold_start.py --from_resume 1 goes on from there")
+            return
     total = sum(state["seconds"].values())
     print(f"\ncold start done in {total / 60:.1f} min of stage time ({(time.time() - t_all) / 60:.1f} min this run): "
           + ", ".join(f"{s} {state['seconds'][s] / 60:.1f} min" for s in STAGES))

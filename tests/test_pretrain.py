@@ -89,3 +89,25 @@ def test_a_resumed_pretraining_run_equals_an_uninterrupted_one(tmp_path, docs, m
     a = torch.load(tmp_path / "a" / "pretrain_64.pth")
     b = torch.load(tmp_path / "b" / "pretrain_64.pth")
     assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_cold_start_marks_a_stage_done_only_when_it_finished(tmp_path, monkeypatch):
+    from scripts import cold_start
+    calls = []
+
+    def runner(name, finished):
+        def run(args, resume):
+            calls.append((name, resume))
+            return finished[name]
+        return run
+
+    finished = {"data": True, "pretrain": False, "sft": True}  # a signal stops pretraining
+    monkeypatch.setattr(cold_start, "RUNNERS", {s: runner(s, finished) for s in cold_start.STAGES})
+    cold_start.main(["--save_dir", str(tmp_path)])
+    state = json.load(open(tmp_path / "cold_start.json", encoding="utf-8"))
+    assert state["done"] == ["data"] and [c[0] for c in calls] == ["data", "pretrain"]  # sft never started
+    finished["pretrain"] = True
+    calls.clear()
+    cold_start.main(["--save_dir", str(tmp_path), "--from_resume", "1"])
+    state = json.load(open(tmp_path / "cold_start.json", encoding="utf-8"))
+    assert state["done"] == ["data", "pretrain", "sft"] and [c[0] for c in calls] == ["pretrain", "sft"]

@@ -374,7 +374,7 @@ def train(args):
         print(f"done: {run.step} steps in {time.time() - t0:.0f}s | best val_loss {run.best_val:.4f} | "
               f"weights {run.out_path}")
     close_distributed(run.dist)
-    return run.best_val
+    return run.step >= run.total_steps  # False: stopped by a signal, with a resume checkpoint
 
 
 if __name__ == "__main__":

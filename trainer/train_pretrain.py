@@ -176,7 +176,7 @@ def train(args):
     if step == total_steps:
         save_minimind(model, out_path)
         print(f"done: {step} steps in {time.time() - t0:.0f}s | weights {out_path}")
-    return step
+    return step == total_steps  # False: stopped by a signal, with a resume checkpoint
 
 
 if __name__ == "__main__":
