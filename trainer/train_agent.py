@@ -993,8 +993,8 @@ def add_training_args(parser):
                         help="autocast dtype (default: bfloat16 on CPU)")
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--max_steps", type=int, default=1000,
-                        help="stop after this many optimizer steps (-1: the epochs; the 20,000-prompt pool is "
-                             "10,000 steps of 2 prompts)")
+                        help="stop after this many optimizer steps (-1: the epochs; the 20,000-prompt "
+                             "pool is 10,000 steps of 2 prompts)")
     parser.add_argument("--log_interval", type=int, default=10,
                         help="steps between terminal lines (the metrics file gets every step)")
     parser.add_argument("--save_interval", type=int, default=20, help="steps between weight/resume saves")
