@@ -159,3 +159,12 @@ def test_dynamic_sampling_resume_equals_uninterrupted(tmp_path, tok, monkeypatch
     for k in a:
         assert torch.allclose(a[k], b[k], atol=1e-6), k
     assert json.dumps(straight[2]["prompts"]) == json.dumps(resumed[0]["prompts"])
+
+
+def test_a_time_budget_stops_the_run_after_the_step_that_spends_it_and_saves(tmp_path, tok):
+    args = tiny_setup(tmp_path, tok, n_prompts=16) + ["--max_steps", "6", "--max_minutes", "1e-6"]
+    state = train_agent.main(args)
+    assert state.step == 1  # stopped by the budget, not by --max_steps
+    assert [m["step"] for m in read_metrics(tmp_path / "out")] == [1]
+    assert os.path.exists(tmp_path / "out" / "agent_64.pth")
+    assert os.path.exists(tmp_path / "out" / "agent_64_resume.pth")

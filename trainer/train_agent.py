@@ -995,6 +995,8 @@ def add_training_args(parser):
     parser.add_argument("--max_steps", type=int, default=1000,
                         help="stop after this many optimizer steps (-1: the epochs; the 20,000-prompt "
                              "pool is 10,000 steps of 2 prompts)")
+    parser.add_argument("--max_minutes", type=float, default=0.0,
+                        help="also stop after this many minutes of this process's wall time (0 = off)")
     parser.add_argument("--log_interval", type=int, default=10,
                         help="steps between terminal lines (the metrics file gets every step)")
     parser.add_argument("--save_interval", type=int, default=20, help="steps between weight/resume saves")
@@ -1027,6 +1029,7 @@ class TrainState:
     dist: DistInfo = field(default_factory=DistInfo)  # rank and world size under torchrun
     train_model: torch.nn.Module | None = None  # what the update's forward goes through: DDP(model) or model
     prompts_done: int = 0  # prompts of the current epoch trained on, all ranks together
+    started: float = field(default_factory=time.time)  # for --max_minutes
 
     # resume state: what save_checkpoints writes beside the weights, and what --from_resume 1 reads back
     def resume_extra(self, epoch: int, batches_done: int) -> dict:
@@ -1414,6 +1417,8 @@ def rl_train_epoch(state: TrainState, dataset, batches, epoch: int, start_batch:
             save_checkpoints(state, epoch, b)
         if stepped and args.eval_interval > 0 and state.step % args.eval_interval == 0:
             periodic_eval_on_rank0(state)
+        if args.max_minutes > 0 and time.time() - state.started > 60 * args.max_minutes:
+            state.stop_requested = True  # the time budget is spent: configurations compared at equal time
     bar.close()
     return next_batch
 
