@@ -454,8 +454,10 @@ class MiniMindForCausalLM(MiniMindPreTrainedModel, GenerationMixin):
         )
 
 
-AutoConfig.register("minimind", MiniMindConfig)
-AutoModelForCausalLM.register(MiniMindConfig, MiniMindForCausalLM)
+# exist_ok: this file is also the remote code of an exported directory (save_minimind_dir), which a process
+# that has imported the project may load a second time
+AutoConfig.register("minimind", MiniMindConfig, exist_ok=True)
+AutoModelForCausalLM.register(MiniMindConfig, MiniMindForCausalLM, exist_ok=True)
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -545,6 +547,16 @@ def load_minimind(path: str, config: MiniMindConfig) -> MiniMindForCausalLM:
 QWEN3_WEIGHTS = "model.safetensors"
 
 
+def qwen3_rope(config: MiniMindConfig) -> dict:
+    """RoPE as transformers' Qwen3 reads it. YaRN is written only where MiniMind applies it (the context
+    longer than the original one), with attention_factor 1 as upstream sets it; transformers' ramp and
+    correction range are the same formula as rope_frequencies (a test checks the logits)."""
+    rope = {"rope_type": "default", "rope_theta": config.rope_theta}
+    if config.inference_rope_scaling and config.max_position_embeddings > YARN["original_max_position_embeddings"]:
+        rope.update(rope_type="yarn", **YARN)
+    return rope
+
+
 def qwen3_config(config: MiniMindConfig, dtype: str = "bfloat16") -> dict:
     """config.json of the Qwen3 model equal to `config`. `dtype` is the precision a server should run in
     (SGLang's --dtype auto reads it); the weights themselves are written in fp32."""
@@ -565,7 +577,7 @@ def qwen3_config(config: MiniMindConfig, dtype: str = "bfloat16") -> dict:
         "rms_norm_eps": config.rms_norm_eps,
         # both spellings: transformers 4 reads rope_theta, transformers 5 rope_parameters
         "rope_theta": config.rope_theta,
-        "rope_parameters": {"rope_type": "default", "rope_theta": config.rope_theta},
+        "rope_parameters": qwen3_rope(config),
         "attention_bias": False,
         "attention_dropout": 0.0,
         "use_sliding_window": False,
@@ -610,6 +622,24 @@ def save_qwen3_dir(model: MiniMindForCausalLM, path: str, dtype: str = "bfloat16
     _replace_file(os.path.join(path, "config.json"), write_config)
 
 
+def save_minimind_dir(model: MiniMindForCausalLM, path: str, dtype: str = "bfloat16"):
+    """A transformers directory in MiniMind's own layout (any shape, MoE included) that loads anywhere with
+    AutoModelForCausalLM.from_pretrained(path, trust_remote_code=True): config.json names this file as the
+    remote code (auto_map), and the file is copied beside the weights."""
+    import shutil
+
+    os.makedirs(path, exist_ok=True)
+    module = os.path.splitext(os.path.basename(__file__))[0]
+    model.config.auto_map = {"AutoConfig": f"{module}.MiniMindConfig",
+                             "AutoModelForCausalLM": f"{module}.MiniMindForCausalLM"}
+    model.config.dtype = dtype
+    try:
+        model.save_pretrained(path)
+    finally:
+        del model.config.auto_map
+    shutil.copyfile(__file__, os.path.join(path, f"{module}.py"))
+
+
 def load_qwen3_dir(path: str) -> MiniMindForCausalLM:
     """A MiniMind (fp32) from a Qwen3-layout directory written by save_qwen3_dir (or any dense Qwen3 of the
     same shape family with tied embeddings)."""
@@ -621,8 +651,14 @@ def load_qwen3_dir(path: str) -> MiniMindForCausalLM:
         raise ValueError(f"{path}/config.json: model_type is {cfg.get('model_type')!r}, expected 'qwen3'")
     if cfg.get("attention_bias") or cfg.get("use_sliding_window"):
         raise ValueError(f"{path}/config.json: attention_bias and sliding windows are not part of MiniMind")
-    rope = cfg.get("rope_parameters") or {}
+    rope = cfg.get("rope_parameters") or cfg.get("rope_scaling") or {}
+    yarn = rope.get("rope_type", rope.get("type", "default")) == "yarn"
+    if yarn and any(rope.get(k) != v for k, v in YARN.items()):
+        raise ValueError(f"{path}/config.json: YaRN {rope} is not MiniMind's ({YARN})")
+    if not yarn and rope.get("rope_type", rope.get("type", "default")) != "default":
+        raise ValueError(f"{path}/config.json: rope type {rope.get('rope_type')!r} is not MiniMind's")
     config = MiniMindConfig(
+        inference_rope_scaling=yarn,
         vocab_size=cfg["vocab_size"], hidden_size=cfg["hidden_size"],
         intermediate_size=cfg["intermediate_size"],
         num_hidden_layers=cfg["num_hidden_layers"], num_attention_heads=cfg["num_attention_heads"],

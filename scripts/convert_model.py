@@ -1,13 +1,15 @@
 """
-Convert a MiniMind checkpoint to a transformers directory that serving engines load without custom code.
+Convert a MiniMind checkpoint to a transformers directory, with its tokenizer and tool chat template.
 
-A dense MiniMind is a Qwen3 model (same modules, same names), so the directory is written in the Qwen3 layout:
-config.json naming Qwen3ForCausalLM, model.safetensors (fp32, the exact weights) and the tokenizer with its
-tool chat template. SGLang, vLLM and transformers' AutoModelForCausalLM load it as Qwen3; this project's own
-scripts load it back as MiniMind (--from_weight DIR, --load_from DIR). MoE checkpoints have no Qwen3 equivalent.
+--format qwen3 (the default): a dense MiniMind is a Qwen3 model (same modules, same names), so config.json
+names Qwen3ForCausalLM and model.safetensors holds the exact fp32 weights. SGLang, vLLM and transformers load
+it as Qwen3 with no custom code. MoE checkpoints have no Qwen3 equivalent.
+--format minimind: MiniMind's own layout (any shape, MoE included) with the model's code beside the weights
+(auto_map), for AutoModelForCausalLM.from_pretrained(dir, trust_remote_code=True) in any process.
+This project's scripts load either back as MiniMind (--from_weight DIR, --load_from DIR).
 
     python scripts/convert_model.py --weight full_sft --out_dir out/minimind_qwen3
-    python scripts/convert_model.py --weight out/agent_step400_256.pth --out_dir out/agent400_qwen3 --dtype float32
+    python scripts/convert_model.py --weight agent --format minimind --out_dir out/agent_hf
 """
 import argparse
 import os
@@ -16,7 +18,7 @@ import sys
 if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from model.model_minimind import save_qwen3_dir
+from model.model_minimind import save_minimind_dir, save_qwen3_dir
 from trainer.trainer_utils import add_model_args, init_model
 
 
@@ -25,6 +27,9 @@ def parse_args(argv=None):
     parser.add_argument("--weight", default="full_sft", help="out/{weight}_{hidden}.pth, or a .pth path")
     parser.add_argument("--save_dir", default="out", help="where --weight is looked up")
     parser.add_argument("--out_dir", default="out/minimind_qwen3", help="the transformers directory to write")
+    parser.add_argument("--format", default="qwen3", choices=["qwen3", "minimind"],
+                        help="qwen3: loads anywhere without custom code (dense only); minimind: own layout "
+                             "with its code, for trust_remote_code=True")
     parser.add_argument("--dtype", default="bfloat16", choices=["bfloat16", "float16", "float32"],
                         help="precision config.json asks a server to run in (weights are always written in fp32)")
     add_model_args(parser)
@@ -34,9 +39,13 @@ def parse_args(argv=None):
 def main(argv=None):
     args = parse_args(argv)
     model, tokenizer = init_model(args, args.weight, args.save_dir)
-    save_qwen3_dir(model, args.out_dir, args.dtype)
+    if args.format == "qwen3":
+        save_qwen3_dir(model, args.out_dir, args.dtype)
+    else:
+        save_minimind_dir(model, args.out_dir, args.dtype)
     tokenizer.save_pretrained(args.out_dir)
-    print(f"wrote {args.out_dir}: Qwen3ForCausalLM, hidden {model.config.hidden_size} x "
+    kind = "Qwen3ForCausalLM" if args.format == "qwen3" else "MiniMindForCausalLM (trust_remote_code)"
+    print(f"wrote {args.out_dir}: {kind}, hidden {model.config.hidden_size} x "
           f"{model.config.num_hidden_layers} layers, config dtype {args.dtype}, with the tokenizer")
 
 

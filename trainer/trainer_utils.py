@@ -45,6 +45,11 @@ def add_model_args(parser):
     parser.add_argument("--num_experts", type=int, default=None, help="MoE: routed experts per layer (4)")
     parser.add_argument("--num_experts_per_tok", type=int, default=None, help="MoE: experts per token (1)")
     parser.add_argument("--n_shared_experts", type=int, default=None, help="MoE: always-on experts (0)")
+    parser.add_argument("--inference_rope_scaling", type=int, default=None, choices=[0, 1],
+                        help="YaRN as upstream MiniMind computes it (the 2,048 training context "
+                             "stretched 16x; applies when --max_position_embeddings is above 2,048)")
+    parser.add_argument("--max_position_embeddings", type=int, default=None,
+                        help="the longest sequence the model is meant to see (4096)")
     parser.add_argument("--tokenizer_path", default=None,
                         help="a tokenizer directory (default: the weights' directory when it has one, else "
                              "model/, the project's); its chat template renders every turn")
@@ -116,11 +121,14 @@ def load_tokenizer(path: str = TOKENIZER_DIR):
     return AutoTokenizer.from_pretrained(path)
 
 
-SHAPE_FLAGS = ("intermediate_size", "num_experts", "num_experts_per_tok", "n_shared_experts")
+SHAPE_FLAGS = ("intermediate_size", "num_experts", "num_experts_per_tok", "n_shared_experts",
+               "inference_rope_scaling", "max_position_embeddings")
 
 
 def model_config(args, **overrides) -> MiniMindConfig:
     given = {k: getattr(args, k) for k in SHAPE_FLAGS if getattr(args, k, None) is not None}
+    if "inference_rope_scaling" in given:
+        given["inference_rope_scaling"] = bool(given["inference_rope_scaling"])
     return MiniMindConfig(
         hidden_size=args.hidden_size, num_hidden_layers=args.num_hidden_layers, use_moe=bool(args.use_moe),
         **{**given, **overrides},
