@@ -552,7 +552,8 @@ def qwen3_rope(config: MiniMindConfig) -> dict:
     longer than the original one), with attention_factor 1 as upstream sets it; transformers' ramp and
     correction range are the same formula as rope_frequencies (a test checks the logits)."""
     rope = {"rope_type": "default", "rope_theta": config.rope_theta}
-    if config.inference_rope_scaling and config.max_position_embeddings > YARN["original_max_position_embeddings"]:
+    longer = config.max_position_embeddings > YARN["original_max_position_embeddings"]
+    if config.inference_rope_scaling and longer:
         rope.update(rope_type="yarn", **YARN)
     return rope
 
