@@ -31,7 +31,7 @@ def parse_args(argv=None):
                         help="qwen3: loads anywhere without custom code (dense only); minimind: own layout "
                              "with its code, for trust_remote_code=True")
     parser.add_argument("--dtype", default="bfloat16", choices=["bfloat16", "float16", "float32"],
-                        help="precision config.json asks a server to run in (the weights are written in fp32)")
+                        help="the precision config.json asks a server for (weights are fp32)")
     add_model_args(parser)
     return parser.parse_args(argv)
 

@@ -1,5 +1,5 @@
-"""Exported transformers directories: MiniMind's own layout loads with the Auto classes in a fresh process that
-has never imported this project, and the Qwen3 layout keeps YaRN."""
+"""Exported transformers directories: MiniMind's own layout loads with the Auto classes in a fresh process
+that has never imported this project, and the Qwen3 layout keeps YaRN."""
 import json
 import os
 import subprocess
