@@ -45,7 +45,9 @@ from trainer.train_agent import (
     TOOL_NAMES, TOOLS_BY_NAME, RolloutConfig, call_is_valid, execute_tool, final_answer, parse_tool_calls,
     rollout_cases, rollout_single,
 )
-from trainer.trainer_utils import add_model_args, default_dtype, init_model, resolve_device, set_seed
+from trainer.trainer_utils import (
+    add_model_args, default_dtype, init_model, model_source, resolve_device, set_seed,
+)
 
 ALL_TOOLS = TOOL_NAMES
 
@@ -78,7 +80,9 @@ def parse_args(argv=None):
     # --- local model ---
     parser.add_argument("--weight", default="full_sft", help="out/{weight}_{hidden}[_moe].pth, or a .pth path")
     parser.add_argument("--save_dir", default="out")
-    parser.add_argument("--load_from", default=None, help="a transformers model directory instead of --weight")
+    parser.add_argument("--load_from", default=None,
+                        help="a transformers model directory instead of --weight (a folder without "
+                             "config.json, like upstream's `--load_from model`, gives the tokenizer only)")
     add_model_args(parser)
     parser.add_argument("--device", default="auto")
     parser.add_argument("--dtype", default=None, choices=["float32", "bfloat16", "float16"])
@@ -87,7 +91,8 @@ def parse_args(argv=None):
     parser.add_argument("--api_base_url", default="http://127.0.0.1:8998/v1")
     parser.add_argument("--api_model", default="minimind")
     parser.add_argument("--api_key", default=os.environ.get("OPENAI_API_KEY", "none"))
-    parser.add_argument("--stream", action="store_true", help="stream API responses")
+    parser.add_argument("--stream", type=int, nargs="?", const=1, default=0, choices=[0, 1],
+                        help="stream API responses (--stream or --stream 1)")
     parser.add_argument("--api_timeout", type=float, default=60.0, help="seconds to wait for one API reply")
     parser.add_argument("--api_retries", type=int, default=1, help="retries of a failed API request")
     # --- cases and decoding ---
@@ -100,7 +105,7 @@ def parse_args(argv=None):
                         help="with --trained_on: the prompts the run trained on, or the others")
     parser.add_argument("--system", default=DEFAULT_SYSTEM, help="system prompt ('' for none)")
     parser.add_argument("--max_turns", type=int, default=3)
-    parser.add_argument("--max_gen_len", type=int, default=256)
+    parser.add_argument("--max_gen_len", "--max_new_tokens", type=int, default=256, help="new tokens per turn")
     parser.add_argument("--max_total_len", type=int, default=2500)
     parser.add_argument("--max_tool_tokens", type=int, default=256)
     parser.add_argument("--tool_timeout", type=float, default=1.0)
@@ -109,6 +114,8 @@ def parse_args(argv=None):
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--out", default=None, help="write the full report as JSON")
     parser.add_argument("--verbose", action="store_true", help="print every case")
+    parser.add_argument("--show_speed", type=int, nargs="?", const=1, default=0, choices=[0, 1],
+                        help="print the model-written tokens per second (local backend)")
     parser.add_argument("--interactive", action="store_true", help="type your own prompts")
     args = parser.parse_args(argv)
     if (args.trained_on is None) != (args.split is None):
@@ -343,6 +350,12 @@ def interactive(model, tokenizer, args):
         print(final_answer(traj.turns))
 
 
+def print_speed(results, tokenizer, seconds: float):
+    """Model-written tokens per second over the whole run (each turn re-encoded, plus its end token)."""
+    tokens = sum(len(tokenizer.encode(turn, add_special_tokens=False)) + 1 for r in results for turn in r.turns)
+    print(f"[speed] {tokens} model-written tokens in {seconds:.1f}s: {tokens / max(seconds, 1e-9):.1f} tokens/s")
+
+
 def main(argv=None):
     args = parse_args(argv)
     set_seed(args.seed)
@@ -359,13 +372,16 @@ def main(argv=None):
         print(f"{len(cases)} {args.split} prompts of {args.cases} (by {args.trained_on})")
     t0 = time.time()
     if args.backend == "local":
-        model, tokenizer = init_model(args, args.load_from or args.weight, args.save_dir, args.device)
+        weights = model_source(args)
+        model, tokenizer = init_model(args, weights, args.save_dir, args.device)
         model.eval()
         if args.interactive:
             return interactive(model, tokenizer, args)
         results = run_local(model, tokenizer, cases, args)
-        source = args.load_from or (args.weight if args.weight.endswith(".pth")
-                                    else f"{args.save_dir}/{args.weight}_{args.hidden_size}")
+        if args.show_speed:
+            print_speed(results, tokenizer, time.time() - t0)
+        source = weights if os.path.isdir(weights) or weights.endswith(".pth") \
+            else f"{args.save_dir}/{weights}_{args.hidden_size}"
     else:
         results = run_api(cases, args)
         source = f"{args.api_base_url} ({args.api_model})"

@@ -55,7 +55,7 @@ from model.model_minimind import load_model_dir, weight_path
 from trainer.rollout_engine import KVBuffer, TorchRolloutEngine, sample_next
 from trainer.train_agent import parse_tool_call_body
 from trainer.trainer_utils import (
-    TOKENIZER_DIR, add_model_args, autocast, default_dtype, init_model, resolve_device,
+    TOKENIZER_DIR, add_model_args, autocast, default_dtype, init_model, model_source, resolve_device,
 )
 
 MAX_BODY_BYTES = 1 << 20  # 1 MiB of JSON is far more than any sane chat request
@@ -664,6 +664,8 @@ def create_app(model, tokenizer, model_name="minimind", device="cpu", dtype="flo
         messages = to_template_messages(req)
         stops = stop_strings(req.stop)
         tools, call_prefix = tool_choice_of(req)
+        if req.tool_choice == "none":  # no tool is offered; a call the model opens anyway ends the reply
+            stops = stops + ["<tool_call>"]
         kwargs = req.chat_template_kwargs or {}
         thinking = req.open_thinking if req.open_thinking is not None else kwargs.get("open_thinking", False)
         thinking = bool(thinking)
@@ -855,13 +857,13 @@ def main(argv=None):
     import uvicorn
 
     args = parse_args(argv)
-    model, tokenizer = init_model(args, args.load_from or args.weight, args.save_dir, args.device)
-    source = args.load_from or args.weight
-    if not args.load_from and not args.weight.endswith(".pth"):
-        source = weight_path(args.save_dir, args.weight, args.hidden_size, bool(args.use_moe))
+    source = model_source(args)
+    model, tokenizer = init_model(args, source, args.save_dir, args.device)
+    if not os.path.isdir(source) and not source.endswith(".pth"):
+        source = weight_path(args.save_dir, source, args.hidden_size, bool(args.use_moe))
     app = create_app(model, tokenizer, args.model_name, args.device, args.dtype, args.max_concurrent, source,
                      args.api_key, args.allow_weight_updates)
-    print(f"serving {args.load_from or args.weight} as '{args.model_name}' on http://{args.host}:{args.port}/v1")
+    print(f"serving {source} as '{args.model_name}' on http://{args.host}:{args.port}/v1")
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
 
 

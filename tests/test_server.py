@@ -397,6 +397,10 @@ def test_tool_choice_none_required_and_named(tok):
 
     choice, prompt = ask("晴。", tool_choice="none")
     assert "get_current_weather" not in prompt and choice.message.content == "晴。"  # no tool offered
+    call = '<tool_call>\n{"name": "get_current_weather", "arguments": {"location": "北京"}}\n</tool_call>'
+    choice, _ = ask("我查一下。" + call, tool_choice="none")  # a call written anyway is not one
+    assert choice.message.content == "我查一下。" and not choice.message.tool_calls
+    assert choice.finish_reason == "stop"
     choice, _ = ask('{"name": "get_current_weather", "arguments": {"location": "北京"}}\n</tool_call>',
                     tool_choice="required")
     assert [c.function.name for c in choice.message.tool_calls] == ["get_current_weather"]

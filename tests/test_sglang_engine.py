@@ -24,7 +24,7 @@ from trainer.rollout_engine import (
 from trainer.train_agent import TOOLS
 from trainer.trainer_utils import load_tokenizer
 
-EOS = 2  # <|im_end|>
+EOS, PAD = 2, 0  # <|im_end|> and <|endoftext|> of the project's tokenizer (test_tokenizer.py checks them)
 EOS_AT = 10  # the test model writes EOS as the token at this position (at once after a longer prompt)
 
 
@@ -117,7 +117,7 @@ def test_greedy_rollout_equals_the_torch_engine(served, tok, tmp_path):
     model = eos_model(seed=0)
     prompts = prompts_of(tok)
     remote = engine_for(model, base_url, tmp_path).rollout(prompts, max_new_tokens=12, temperature=0)
-    local = TorchRolloutEngine(model, EOS).rollout(prompts, max_new_tokens=12, temperature=0)
+    local = TorchRolloutEngine(model, EOS, PAD).rollout(prompts, max_new_tokens=12, temperature=0)
     assert remote.completion_ids == local.completion_ids and remote.finished == local.finished
     for a, b in zip(remote.logps, local.logps):
         assert torch.allclose(torch.tensor(a), torch.tensor(b), atol=1e-5)
@@ -138,7 +138,7 @@ def test_update_policy_changes_the_served_weights(served, tok, tmp_path):
     for name, value in b.state_dict().items():
         assert torch.equal(served_model.state_dict()[name], value), name  # fp32 on disk: an exact copy
     after = engine.rollout(prompts, max_new_tokens=8, temperature=0)
-    local = TorchRolloutEngine(b, EOS).rollout(prompts, max_new_tokens=8, temperature=0)
+    local = TorchRolloutEngine(b, EOS, PAD).rollout(prompts, max_new_tokens=8, temperature=0)
     assert after.completion_ids == local.completion_ids
     # (tiny random models greedily repeat their last token, so the ids alone may not change; the log-probs do)
     new, old, expected = (torch.tensor(sum(r.logps, [])) for r in (after, before, local))

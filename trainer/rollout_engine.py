@@ -15,7 +15,7 @@ Two engines:
                          the policy is written to disk and loaded by the server with POST
                          /update_weights_from_disk.
 
-    engine = create_rollout_engine("torch", policy_model, eos_token_id=2, pad_token_id=0)
+    engine = create_rollout_engine("torch", policy_model, tokenizer.eos_token_id, tokenizer.pad_token_id)
     result = engine.rollout([[1, 55, 9], [1, 7]], max_new_tokens=64, temperature=0.8)
     result.completion_ids[0], result.logps[0], result.finished[0]
 """
@@ -266,7 +266,7 @@ class TorchRolloutEngine(RolloutEngine):
     # length otherwise brings a new shape; a few padding tokens per row cost far less.
     PREFILL_MULTIPLE = 16
 
-    def __init__(self, model, eos_token_id: int, pad_token_id: int = 0, device: str = "cpu",
+    def __init__(self, model, eos_token_id: int, pad_token_id: int, device: str = "cpu",
                  dtype: str = "float32", reuse_prefix: bool = False, pack_weights: bool = True):
         self.model = model
         self.eos_token_id = eos_token_id
@@ -581,7 +581,7 @@ class SGLangRolloutEngine(RolloutEngine):
         return ids, logps, finished
 
 
-def create_rollout_engine(engine_type: str, model, eos_token_id: int, pad_token_id: int = 0, device="cpu",
+def create_rollout_engine(engine_type: str, model, eos_token_id: int, pad_token_id: int, device="cpu",
                           dtype="float32", base_url: str | None = None, weights_dir: str | None = None,
                           timeout: float = 600.0) -> RolloutEngine:
     """"torch": sample in this process. "sglang": an SGLang server at base_url, the policy written to

@@ -54,10 +54,10 @@ from trainer.outcome import count_repeated_calls, final_answer, tool_result_ok, 
 from trainer.rollout_engine import compute_per_token_logps, create_rollout_engine
 from trainer.tool_runner import ToolError, ToolRunner, cap_tool_result
 from trainer.trainer_utils import (
-    DistInfo, RankShare, add_model_args, all_ranks_any, all_ranks_sum, autocast, average_record, barrier,
-    broadcast_flag, broadcast_weights, close_distributed, cosine_lr, default_dtype, grad_sync,
-    init_distributed, init_model, load_resume, loss_share, open_log, resolve_device, resume_path, save_resume,
-    set_rank_seed, set_rng_state, set_seed, split_batch, wrap_ddp,
+    DistInfo, RankShare, add_model_args, add_upstream_args, all_ranks_any, all_ranks_sum, autocast,
+    average_record, barrier, broadcast_flag, broadcast_weights, close_distributed, cosine_lr, default_dtype,
+    grad_sync, init_distributed, init_model, load_resume, loss_share, open_log, resolve_device, resume_path,
+    save_resume, set_rank_seed, set_rng_state, set_seed, split_batch, wrap_ddp,
 )
 
 
@@ -877,6 +877,8 @@ def parse_args(argv=None):
     add_rollout_args(parser)
     add_reward_args(parser)
     add_training_args(parser)
+    add_upstream_args(parser, max_seq_len_instead="a trajectory is bounded by --max_total_len (all turns) "
+                                                  "and each model turn by --max_gen_len")
     args = parser.parse_args(argv)
     args.device = resolve_device(args.device)
     args.dtype = args.dtype or default_dtype(args.device)
@@ -1593,7 +1595,7 @@ def open_metrics(state: TrainState, dataset, n_batches: int):
     args = state.args
     path = weight_path(args.save_dir, args.save_weight, args.hidden_size, bool(args.use_moe))
     state.metrics_file = open_log(path.replace(".pth", "_metrics.jsonl"),
-                                  state.step if args.from_resume else None)
+                                  state.step if args.from_resume else None, args)
     print(f"model: {count_parameters(state.model) / 1e6:.2f}M parameters from '{args.from_weight}' | "
           f"device {args.device} | dtype {args.dtype} | {state.dist.world_size} process(es)")
     print(

@@ -39,9 +39,9 @@ from tqdm import tqdm
 from dataset.lm_dataset import LengthGroupedSampler, SFTDataset, mix_in, sft_collate
 from model.model_minimind import count_parameters, save_minimind, weight_path
 from trainer.trainer_utils import (
-    add_model_args, add_runtime_args, all_ranks_any, all_ranks_sum, autocast, barrier, close_distributed,
-    cosine_lr, grad_sync, init_distributed, init_model, load_resume, open_log, resolve_runtime, resume_path,
-    save_resume, set_rank_seed, set_rng_state, set_seed, split_batch, wrap_ddp,
+    add_model_args, add_runtime_args, add_upstream_args, all_ranks_any, all_ranks_sum, autocast, barrier,
+    close_distributed, cosine_lr, grad_sync, init_distributed, init_model, load_resume, open_log,
+    resolve_runtime, resume_path, save_resume, set_rank_seed, set_rng_state, set_seed, split_batch, wrap_ddp,
 )
 
 
@@ -99,6 +99,7 @@ def parse_args(argv=None):
     parser.add_argument("--warmup_steps", type=int, default=50)
     parser.add_argument("--grad_clip", type=float, default=1.0)
     add_runtime_args(parser, log_interval=25, eval_interval=250)
+    add_upstream_args(parser)
     return resolve_runtime(parser.parse_args(argv))
 
 
@@ -359,7 +360,7 @@ def train(args):
     os.makedirs(args.save_dir, exist_ok=True)
     log_path = run.out_path.replace(".pth", "_log.jsonl")
     if run.dist.is_main:
-        run.log_file = open_log(log_path, run.step if args.from_resume else None)
+        run.log_file = open_log(log_path, run.step if args.from_resume else None, args)
     bar = tqdm(total=run.total_steps, initial=run.step, desc="sft", dynamic_ncols=True,
                disable=not run.dist.is_main)
     t0 = time.time()

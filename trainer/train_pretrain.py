@@ -29,8 +29,8 @@ from tqdm import tqdm
 from dataset.lm_dataset import PretrainDataset
 from model.model_minimind import count_parameters, save_minimind, weight_path
 from trainer.trainer_utils import (
-    add_model_args, add_runtime_args, autocast, cosine_lr, init_model, load_resume, open_log,
-    resolve_runtime, resume_path, save_resume, set_rng_state, set_seed,
+    add_model_args, add_runtime_args, add_upstream_args, autocast, cosine_lr, init_model, load_resume,
+    open_log, resolve_runtime, resume_path, save_resume, set_rng_state, set_seed,
 )
 
 
@@ -53,6 +53,7 @@ def parse_args(argv=None):
     parser.add_argument("--warmup_steps", type=int, default=100)
     parser.add_argument("--grad_clip", type=float, default=1.0)
     add_runtime_args(parser, log_interval=50, eval_interval=500)
+    add_upstream_args(parser)
     return resolve_runtime(parser.parse_args(argv))
 
 
@@ -141,7 +142,7 @@ def train(args):
     signal.signal(signal.SIGINT, request_stop)
     signal.signal(signal.SIGTERM, request_stop)
     os.makedirs(args.save_dir, exist_ok=True)
-    log_file = open_log(log_path, step if args.from_resume else None)
+    log_file = open_log(log_path, step if args.from_resume else None, args)
     bar = tqdm(total=total_steps, initial=step, desc="pretrain", dynamic_ncols=True)
     model.train()
     t0, tokens, loss_sum, loss_n = time.time(), 0, 0.0, 0

@@ -2,6 +2,7 @@
 Pieces every trainer shares: model/tokenizer loading, the learning-rate schedule, mixed precision,
 seeding, atomic resume checkpoints, and multi-process (torchrun) training.
 """
+import argparse
 import contextlib
 import glob
 import inspect
@@ -70,6 +71,70 @@ def add_runtime_args(parser, log_interval: int, eval_interval: int, save_interva
     parser.add_argument("--from_resume", type=int, default=0, choices=[0, 1])
 
 
+class _Refused(argparse.Action):
+    """An upstream flag this project does not honour: parsing it stops with what to use instead."""
+
+    def __init__(self, option_strings, dest, instead: str, allowed=(), **kwargs):
+        super().__init__(option_strings, dest, **kwargs)
+        self.instead, self.allowed = instead, allowed
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        if values in self.allowed:
+            return setattr(namespace, self.dest, values)
+        parser.error(f"{option_string} {values} is not offered here: {self.instead}")
+
+
+def add_upstream_args(parser, max_seq_len_instead: str | None = None):
+    """Flags upstream MiniMind's trainers take, so its command lines run here: each works, or stops with a
+    message that says what to use instead. max_seq_len_instead: that message for --max_seq_len, in a
+    trainer without such a length (None: the trainer defines --max_seq_len itself)."""
+    group = parser.add_argument_group("upstream MiniMind's flags")
+    group.add_argument("--use_wandb", action="store_true",
+                       help="also log every metric record to wandb, offline (needs `pip install wandb`)")
+    group.add_argument("--wandb_project", default="MiniMind", help="the wandb project name")
+    group.add_argument("--use_compile", type=int, default=0, action=_Refused, allowed=(0,),
+                       instead="on CPU the rollout engine's packed bf16 decode and the bf16 autocast "
+                               "update are the fast paths (docs/speed.md); drop the flag",
+                       help="torch.compile: not offered (1 stops with the reason)")
+    group.add_argument("--num_workers", type=int, default=0,
+                       help="accepted; the data is read once into memory, so no loader workers are used")
+    if max_seq_len_instead is not None:
+        group.add_argument("--max_seq_len", type=int, default=None, action=_Refused,
+                           instead=max_seq_len_instead, help="not used: " + max_seq_len_instead)
+
+
+class TrackedLog:
+    """A metrics log that also sends each JSON record to a wandb run (--use_wandb), in offline mode: nothing
+    leaves the machine, and `wandb sync` uploads the run later. The JSONL file stays the record."""
+
+    def __init__(self, file, args, path: str):
+        try:
+            import wandb
+        except ImportError:
+            file.close()
+            raise SystemExit("--use_wandb: wandb is not installed (pip install wandb), or drop the flag; "
+                             f"every metric is in {path} either way") from None
+        self.file = file
+        self.run = wandb.init(project=args.wandb_project, config=vars(args), mode="offline",
+                              dir=os.path.dirname(path) or ".",
+                              name=os.path.splitext(os.path.basename(path))[0])
+
+    def write(self, text: str):
+        self.file.write(text)
+        for line in text.splitlines():
+            record = json.loads(line)
+            numbers = {k: v for k, v in record.items()
+                       if isinstance(v, (int, float)) and not isinstance(v, bool) and k != "step"}
+            self.run.log(numbers, step=int(record.get("step", 0)))
+
+    def flush(self):
+        self.file.flush()
+
+    def close(self):
+        self.file.close()
+        self.run.finish()
+
+
 def resolve_runtime(args):
     """--device auto -> cuda or cpu; --dtype default -> the device's autocast dtype."""
     args.device = resolve_device(args.device)
@@ -135,6 +200,26 @@ def model_config(args, **overrides) -> MiniMindConfig:
     )
 
 
+def model_source(args) -> str:
+    """What init_model should load for a script with --weight and --load_from: the --load_from directory
+    when it is a transformers model (it has config.json), else --weight. Upstream MiniMind's
+    `--load_from model` names a folder of tokenizer and code, meaning "the .pth weights of --weight, with
+    this tokenizer"; that reading is kept (the folder's tokenizer, unless --tokenizer_path is given)."""
+    path = getattr(args, "load_from", None)
+    if not path:
+        return args.weight
+    if not os.path.isdir(path):
+        raise FileNotFoundError(f"--load_from {path}: no such directory (paths are relative to "
+                                f"{os.getcwd()}; the project's tokenizer folder is model/)")
+    if os.path.isfile(os.path.join(path, "config.json")):
+        return path
+    if not os.path.isfile(os.path.join(path, "tokenizer.json")):
+        raise FileNotFoundError(f"--load_from {path}: neither a model (config.json) nor a tokenizer "
+                                "(tokenizer.json) is there")
+    args.tokenizer_path = getattr(args, "tokenizer_path", None) or path
+    return args.weight
+
+
 def init_model(args, from_weight: str, save_dir: str, device: str = "cpu", **config_overrides):
     """Tokenizer + model: random init for from_weight 'none', else
     {save_dir}/{from_weight}_{hidden}[_moe].pth, a .pth file when from_weight is a path ending in .pth, or a
@@ -190,10 +275,16 @@ def atomic_save(obj, path: str):
     os.replace(tmp, path)
 
 
-def open_log(path: str, resume_step: int | None = None):
-    """A JSONL log to append records to. Resuming at step N first drops the records of the steps after N
-    (written by a run killed after its last save; the resumed run writes them again) and a last line cut
-    by the kill, so the log reads 1, 2, 3, ... once each. Without resume_step the log starts empty."""
+def open_log(path: str, resume_step: int | None = None, args=None):
+    """A JSONL log to append records to (also sent to wandb with --use_wandb in args). Resuming at step N
+    first drops the records of the steps after N (written by a run killed after its last save; the resumed
+    run writes them again) and a last line cut by the kill, so the log reads 1, 2, 3, ... once each. Without
+    resume_step the log starts empty."""
+    file = _open_log(path, resume_step)
+    return TrackedLog(file, args, path) if getattr(args, "use_wandb", False) else file
+
+
+def _open_log(path: str, resume_step: int | None):
     if resume_step is None or not os.path.exists(path):
         return open(path, "w" if resume_step is None else "a", encoding="utf-8")
     kept = []
