@@ -44,6 +44,8 @@ def test_evals_upstream_flags():
 def test_load_from_a_tokenizer_folder_means_the_native_weights(tmp_path):
     args = argparse.Namespace(load_from="model", weight="full_sft", tokenizer_path=None)
     assert model_source(args) == "full_sft" and args.tokenizer_path == "model"  # upstream's reading
+    (tmp_path / "agent_768.pth").write_bytes(b"")
+    assert model_source(argparse.Namespace(load_from=str(tmp_path / "agent_768.pth"), weight="x")).endswith(".pth")
     (tmp_path / "config.json").write_text("{}")
     assert model_source(argparse.Namespace(load_from=str(tmp_path), weight="x")) == str(tmp_path)
     with pytest.raises(FileNotFoundError, match="--load_from ../model: no such directory"):

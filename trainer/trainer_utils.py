@@ -201,13 +201,15 @@ def model_config(args, **overrides) -> MiniMindConfig:
 
 
 def model_source(args) -> str:
-    """What init_model should load for a script with --weight and --load_from: the --load_from directory
-    when it is a transformers model (it has config.json), else --weight. Upstream MiniMind's
+    """What init_model should load for a script with --weight and --load_from: the --load_from .pth file or
+    transformers directory (it has config.json), else --weight. Upstream MiniMind's
     `--load_from model` names a folder of tokenizer and code, meaning "the .pth weights of --weight, with
     this tokenizer"; that reading is kept (the folder's tokenizer, unless --tokenizer_path is given)."""
     path = getattr(args, "load_from", None)
     if not path:
         return args.weight
+    if path.endswith(".pth") and os.path.isfile(path):
+        return path  # a state dict named by its path
     if not os.path.isdir(path):
         raise FileNotFoundError(f"--load_from {path}: no such directory (paths are relative to "
                                 f"{os.getcwd()}; the project's tokenizer folder is model/)")
