@@ -24,6 +24,7 @@ PANELS = [  # (title, [metric keys])
     ("response length (model tokens)", ["resp_len"]),
     ("KL to the reference", ["kl"]),
     ("group reward std / zero-std groups", ["group_std", "zero_std_groups"]),
+    ("informative groups (share of the prompts drawn)", ["informative_share"]),
     ("held-out task completion", ["eval_task_completion"]),
 ]
 
@@ -67,7 +68,7 @@ def plot(records, out_path, window=10, title=None):
     import matplotlib.pyplot as plt
 
     reward_terms = sorted({k for r in records for k in r if k.startswith("r_")})
-    fig, axes = plt.subplots(3, 3, figsize=(15, 10))
+    fig, axes = plt.subplots(2, 5, figsize=(24, 8.5))
     for ax, (name, keys) in zip(axes.flat, PANELS):
         keys = reward_terms if keys is None else keys
         drawn = False
