@@ -128,6 +128,23 @@ def test_compare_evals_counts_flips_and_fragile_losses(tmp_path):
         compare_evals.main([before, other])
 
 
+def test_compare_sampled_pairs_the_per_case_means(tmp_path):
+    from scripts import compare_sampled
+    cats = ["single", "single", "no_tool", "no_tool"]
+    runs = {"b1": [1, 0, 0, 0], "b2": [1, 1, 0, 0], "a1": [1, 1, 1, 0], "a2": [1, 1, 1, 1]}
+    paths = {k: write_report(tmp_path / f"{k}.json", list(zip(cats, map(bool, v)))) for k, v in runs.items()}
+    rows = compare_sampled.main(["--before", paths["b1"], paths["b2"], "--after", paths["a1"], paths["a2"]])
+    by = {r["group"]: r for r in rows}
+    # per-case means: before 1, .5, 0, 0; after 1, 1, 1, .5; differences 0, .5, 1, .5
+    assert by["all"]["diff"] == pytest.approx(0.5) and by["all"]["before"] == pytest.approx(0.375)
+    assert by["category:no_tool"]["diff"] == pytest.approx(0.75)
+    half = 1.96 * (sum((d - 0.5) ** 2 for d in (0, 0.5, 1, 0.5)) / 3 / 4) ** 0.5
+    assert by["all"]["low"] == pytest.approx(0.5 - half) and by["all"]["high"] == pytest.approx(0.5 + half)
+    other = write_report(tmp_path / "o.json", list(zip(cats, [True] * 4)), prompts=["q0", "x", "q2", "q3"])
+    with pytest.raises(ValueError, match="case 1 is 'x'"):
+        compare_sampled.main(["--before", paths["b1"], other, "--after", paths["a1"]])
+
+
 def test_pass_at_k_estimate_and_table(tmp_path):
     from scripts.pass_at_k import main, pass_at_k
     assert pass_at_k(4, 1, 1) == pytest.approx(0.25) and pass_at_k(4, 1, 2) == pytest.approx(0.5)
