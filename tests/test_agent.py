@@ -485,6 +485,8 @@ def test_periodic_eval_saves_profiles_and_the_best(tmp_path, tok):
     evals = [m for m in read_metrics(out) if "eval_task_completion" in m]
     assert [m["step"] for m in evals] == [0, 1, 2]
     assert best["task_completion"] == max(m["eval_task_completion"] for m in evals)
+    final = json.loads((out / "agent_64_profile.json").read_text(encoding="utf-8"))
+    assert final == json.loads((out / "agent_step2_64_profile.json").read_text(encoding="utf-8"))
     # --from_weight loads an evaluated checkpoint
     reloaded = train_agent.parse_args(args + ["--from_weight", "agent_best"])
     from trainer.trainer_utils import init_model
@@ -513,6 +515,8 @@ def test_rollback_restores_the_best_weights(tmp_path, tok, monkeypatch):
     step2 = torch.load(out / "agent_step2_64.pth", weights_only=True)
     assert all(torch.equal(final[k], best[k]) for k in best)
     assert any(not torch.equal(step2[k], best[k]) for k in best)
+    profile = json.loads((out / "agent_64_profile.json").read_text(encoding="utf-8"))
+    assert profile["step"] == 1 and profile["task_completion"] == 0.9  # the weights it ends with: step 1's
 
 
 def test_group_advantages_normalise_per_group_or_only_centre():

@@ -1032,6 +1032,7 @@ class TrainState:
     train_model: torch.nn.Module | None = None  # what the update's forward goes through: DDP(model) or model
     prompts_done: int = 0  # prompts of the current epoch trained on, all ranks together
     started: float = field(default_factory=time.time)  # for --max_minutes
+    last_profile: tuple | None = None  # (step, behaviour profile) of the weights the latest evaluation saw
 
     # resume state: what save_checkpoints writes beside the weights, and what --from_resume 1 reads back
     def resume_extra(self, epoch: int, batches_done: int) -> dict:
@@ -1489,6 +1490,7 @@ def periodic_eval(state: TrainState):
     below it."""
     args = state.args
     profile = behaviour_profile(evaluate_policy(state), state.step)
+    state.last_profile = (state.step, profile)
     completion = profile["task_completion"]
     path = save_profiled(state, f"{args.save_weight}_step{state.step}", profile)
     event = ""
@@ -1505,6 +1507,8 @@ def periodic_eval(state: TrainState):
         state.rollout_engine.update_policy(state.model)
         state.rollbacks += 1
         event = f"rolled back to step {state.best_step}"
+        with open(best.replace(".pth", "_profile.json"), encoding="utf-8") as f:
+            state.last_profile = (state.step, json.load(f))  # what the weights now are
     cats = " ".join(f"{c} {v:.2f}" for c, v in profile["by_category"].items())
     tqdm.write(f"eval step {state.step} | task_completion {completion:.3f} | {cats} | "
                f"no_tool {profile['no_tool_accuracy']:.2f} | {event or 'saved'} {path}")
@@ -1517,6 +1521,20 @@ def periodic_eval(state: TrainState):
         state.metrics_file.write(json.dumps(record) + "\n")
         state.metrics_file.flush()
     return profile
+
+
+def write_final_profile(state: TrainState):
+    """The behaviour profile of the weights the run ends with, beside them ({weight}_{hidden}_profile.json):
+    the latest periodic evaluation's when it saw these weights, else a new evaluation."""
+    args = state.args
+    step, profile = state.last_profile or (None, None)
+    if step != state.step:
+        profile = behaviour_profile(evaluate_policy(state), state.step)
+    path = weight_path(args.save_dir, args.save_weight, args.hidden_size, bool(args.use_moe))
+    with open(path.replace(".pth", "_profile.json"), "w", encoding="utf-8") as f:
+        json.dump(profile, f, ensure_ascii=False, indent=2)
+    print(f"profile: task completion {profile['task_completion']:.3f} on {args.eval_cases} at step "
+          f"{state.step}, in {path.replace('.pth', '_profile.json')}")
 
 
 def periodic_eval_on_rank0(state: TrainState):
@@ -1652,6 +1670,8 @@ def main(argv=None):
             break
     if dist_info.is_main:
         save_checkpoints(state, epoch, next_batch)
+        if args.eval_interval > 0:
+            write_final_profile(state)
         state.metrics_file.close()
         print(f"saved {weight_path(args.save_dir, args.save_weight, args.hidden_size, bool(args.use_moe))} "
               f"at step {state.step}")
