@@ -914,7 +914,7 @@ def add_data_args(parser):
 
 
 def add_rollout_args(parser):
-    parser.add_argument("--num_generations", type=int, default=4, help="trajectories per prompt (the group)")
+    parser.add_argument("--num_generations", type=int, default=8, help="trajectories per prompt (the group)")
     parser.add_argument("--max_turns", type=int, default=3, help="model turns per trajectory")
     parser.add_argument("--max_gen_len", type=int, default=256, help="new tokens per model turn")
     parser.add_argument("--max_total_len", type=int, default=2500, help="tokens per trajectory, all turns")
@@ -949,7 +949,7 @@ def add_reward_args(parser):  # the reward-hacking guards: 0 disables one; all 0
 
 def add_training_args(parser):
     # --- periodic evaluation and rollback ---
-    parser.add_argument("--eval_interval", type=int, default=100,
+    parser.add_argument("--eval_interval", type=int, default=50,
                         help="steps between greedy evaluations on --eval_cases (0 = off)")
     parser.add_argument(
         "--eval_cases", default="dataset/eval_toolcall.jsonl", help="evaluation cases (JSONL)"
@@ -969,7 +969,7 @@ def add_training_args(parser):
     parser.add_argument("--skip_zero_std", type=int, default=1, choices=[0, 1],
                         help="leave groups whose rewards are all equal out of the update (no policy signal)")
     parser.add_argument("--epochs", type=int, default=1)
-    parser.add_argument("--batch_size", type=int, default=2, help="prompts per step")
+    parser.add_argument("--batch_size", type=int, default=16, help="prompts per step")
     parser.add_argument("--accumulation_steps", type=int, default=1)
     parser.add_argument(
         "--learning_rate",
@@ -994,9 +994,9 @@ def add_training_args(parser):
     parser.add_argument("--dtype", default=None, choices=["float32", "bfloat16", "float16"],
                         help="autocast dtype (default: bfloat16 on CPU)")
     parser.add_argument("--seed", type=int, default=42)
-    parser.add_argument("--max_steps", type=int, default=1000,
+    parser.add_argument("--max_steps", type=int, default=150,
                         help="stop after this many optimizer steps (-1: the epochs; the 20,000-prompt "
-                             "pool is 10,000 steps of 2 prompts)")
+                             "pool is 1,250 steps of 16 prompts)")
     parser.add_argument("--max_minutes", type=float, default=0.0,
                         help="also stop after this many minutes of this process's wall time (0 = off)")
     parser.add_argument("--log_interval", type=int, default=10,
