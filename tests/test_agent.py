@@ -533,3 +533,50 @@ def test_group_advantages_normalise_per_group_or_only_centre():
     centred, _ = train_agent.group_advantages(rewards, 4, adv_clip=2.0, scale="none")
     assert torch.allclose(centred[:4], torch.tensor([1.5, -0.5, -0.5, -0.5]))
     assert torch.allclose(centred[8:], torch.tensor([-0.005, 0.015, -0.005, -0.005]), atol=1e-6)
+
+
+def test_rows_cut_to_model_tokens_give_the_full_batch_loss_and_gradient():
+    """TrainBatch.rows drops the prompt columns and the padding after the last model token; the per-token
+    log-probs on the model's tokens, the loss and the gradient are those of the uncut batch."""
+    model = tiny_model(seed=3).train()
+    g = torch.Generator().manual_seed(0)
+    # three right-padded rows: prompts of 6, 9 and 7 tokens, model tokens at different places, a tool turn
+    lengths, prompts = [15, 20, 11], [6, 9, 7]
+    ids = torch.full((3, 20), 0, dtype=torch.long)
+    mask = torch.zeros(3, 20)
+    for i, (n, p) in enumerate(zip(lengths, prompts)):
+        ids[i, :n] = torch.randint(5, 6000, (n,), generator=g)
+        mask[i, p:n] = 1
+    mask[1, 12:15] = 0  # a tool turn inside row 1
+    batch = train_agent.TrainBatch(ids, mask[:, 1:], -torch.rand(3, 19, generator=g) * mask[:, 1:],
+                                   torch.tensor([1.0, -0.5, 0.3]))
+    args = train_agent.parse_args(["--beta", "0.1"])
+    ref = tiny_model(seed=4)
+
+    def loss_and_grad(b):
+        model.zero_grad()
+        with torch.no_grad():
+            ref_logps = compute_per_token_logps(ref, b.input_ids, b.n_keep, temperature=0.8)
+        logps = compute_per_token_logps(model, b.input_ids, b.n_keep, temperature=0.8)
+        loss, ratio, kl = train_agent.policy_loss(logps, b.old_logps, ref_logps, b.advantages,
+                                                  b.completion_mask, args)
+        loss.backward()
+        on = b.completion_mask.bool()
+        return loss.item(), logps[on].detach(), kl[on], [p.grad.clone() for p in model.parameters()]
+
+    cut = batch.rows(slice(0, 3))
+    assert cut.input_ids.shape == (3, 20) and cut.n_keep == 19 - 5  # row 0's first model token is column 5
+    short = batch.rows(slice(0, 1))
+    assert short.input_ids.shape == (1, 15) and short.n_keep == 9
+    full_loss, full_logps, full_kl, full_grads = loss_and_grad(batch)
+    cut_loss, cut_logps, cut_kl, cut_grads = loss_and_grad(cut)
+    assert abs(full_loss - cut_loss) < 1e-6
+    assert torch.allclose(full_logps, cut_logps, atol=1e-5) and torch.allclose(full_kl, cut_kl, atol=1e-5)
+    for a, b in zip(full_grads, cut_grads):
+        assert torch.allclose(a, b, atol=1e-6)
+    # the first row alone, cut, gives row 0's log-probs of the full batch
+    _, row_logps, _, _ = loss_and_grad(short)
+    assert torch.allclose(row_logps, full_logps[:int(mask[0].sum())], atol=1e-5)
+    # rows without any model token: one column, a zero loss
+    empty = train_agent.TrainBatch(ids[:1], torch.zeros(1, 19), torch.zeros(1, 19), torch.ones(1)).rows(slice(0, 1))
+    assert empty.n_keep == 1 and empty.input_ids.shape == (1, 2)

@@ -33,11 +33,33 @@ def test_quick_benchmark_writes_all_fields(tmp_path):
     assert rollout["batched"]["tokens"] == rollout["generate"]["tokens"] == rollout["sequential"]["tokens"]
     assert rollout["batched"]["turns"] == rollout["generate"]["turns"] == rollout["sequential"]["turns"]
     assert rollout["speedup"] > 0 and rollout["speedup_vs_generate"] > 0
-    assert {"engine_calls", "engine_s", "outside_engine_s"} <= set(rollout["batched"]["profile"])
+    profile = rollout["batched"]["profile"]
+    assert {"engine_calls", "engine_s", "outside_engine_s"} <= set(profile)
+    # every forward of the engine is counted: one prefill per engine call, the rest decoding steps
+    assert profile["prefill_forwards"] == profile["engine_calls"] and profile["decode_forwards"] > 0
+    assert profile["prefill_real_tokens"] <= profile["prefill_tokens"]
+    assert profile["decode_real_rows"] <= profile["decode_rows"]
+    assert profile["prefill_s"] + profile["decode_s"] <= profile["engine_s"]
+    rates = rollout["engine_forwards"]
+    assert rates["decode_flops_per_s"] > 0 and 0 < rates["decode_share_of_peak"]
+    assert rates["prefill_flops_per_s"] > 0 and 0 < rates["prefill_real_share"] <= 1
+    shares = rollout["breakdown"]["share"]
+    assert set(shares) == {"attention", "matmuls", "cache moves", "other operators", "outside operators"}
+    assert shares["attention"] > 0 and shares["matmuls"] > 0 and abs(sum(shares.values()) - 1) < 0.05
     rl = res["rl_step"]
     assert set(rl["phases_s"]) == {"rollout", "reward", "ref_logps", "policy_fwd_bwd", "optimizer"}
     assert rl["update_tokens_per_s"] > 0 and rl["update_mfu"] > 0
+    assert rl["every_group"]["trained_sequences"] == rl["trajectories"] == 4  # the step that trains them all
+    assert rl["trained_sequences"] >= 1
     assert set(rl["peak_rss_mb"]) == set(rl["phases_s"])
     sft = res["sft_step"]
     assert sft["tokens_per_s"] > 0 and sft["mfu"] > 0 and sft["steps"] == 1
     assert res["peak_rss_mb"] > 0
+
+
+def test_shares_of_the_peak_are_rescaled_everywhere():
+    res = {"rl_step": {"update_mfu": 0.4, "every_group": {"update_mfu": 0.2}, "step_s": 3.0},
+           "rollout": [{"engine_forwards": {"decode_share_of_peak": 0.1, "decode_flops_per_s": 5.0}}]}
+    bench_agent_rl.rescale_shares(res, 0.5)
+    assert res["rl_step"] == {"update_mfu": 0.2, "every_group": {"update_mfu": 0.1}, "step_s": 3.0}
+    assert res["rollout"][0]["engine_forwards"] == {"decode_share_of_peak": 0.05, "decode_flops_per_s": 5.0}

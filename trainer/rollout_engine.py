@@ -66,6 +66,17 @@ class RolloutResult:
     finished: list = field(default_factory=list)  # list[bool]
 
 
+@dataclass
+class ForwardRecord:
+    """One forward of TorchRolloutEngine's sampling loop, for benchmarks (engine.forwards, when a list)."""
+    kind: str  # "prefill" or "decode"
+    rows: int  # batch rows the forward ran (padding rows and rows that have stopped included)
+    new_tokens: int  # query positions per row (padded), 1 for a decoding step
+    kv_len: int  # key positions per row after the forward (padded): what attention reads
+    real_tokens: int  # query positions that are real tokens of running rows
+    seconds: float
+
+
 class RolloutEngine(ABC):
     @abstractmethod
     def rollout(self, prompt_ids, max_new_tokens: int, temperature: float = 1.0, top_p: float = 1.0,
@@ -277,6 +288,7 @@ class TorchRolloutEngine(RolloutEngine):
         self.kept = {}  # length -> {token ids: [(K, V) per layer, each (kv_heads, length, head_dim)]}
         self.pack_weights = pack_weights and PackedLinears.supported(device, dtype)
         self.packed = PackedLinears(model) if self.pack_weights else None
+        self.forwards = None  # a list: every forward of the sampling loop is recorded there (ForwardRecord)
 
     def packed_weights(self):
         """A context in which the model runs on the packed weights (nothing where packing is off)."""
@@ -290,6 +302,19 @@ class TorchRolloutEngine(RolloutEngine):
             else:
                 self.packed = PackedLinears(model)
         self.model = model  # same process, same weights: nothing to copy
+
+    def forward(self, kind: str, input_ids, attention_mask, cache, real_tokens: int):
+        """The model's next-token logits (B, V) for the last position, the forward recorded when asked."""
+        t0 = time.perf_counter()
+        logits = self.model(input_ids, attention_mask=attention_mask, cache=cache, use_cache=True,
+                            logits_to_keep=1).logits[:, -1]
+        if self.forwards is not None:
+            if self.device.startswith("cuda"):
+                torch.cuda.synchronize()
+            B, T = input_ids.shape
+            self.forwards.append(ForwardRecord(kind, B, T, attention_mask.shape[1], real_tokens,
+                                               time.perf_counter() - t0))
+        return logits
 
     def longest_kept_prefix(self, prompt):
         """(n, K/V) of the longest kept sequence that is a proper prefix of prompt, or (0, None)."""
@@ -324,8 +349,7 @@ class TorchRolloutEngine(RolloutEngine):
             logits, attention_mask = self.prefill_after_kept(distinct, matches, cache)
         else:
             input_ids, attention_mask = self.left_pad(distinct)
-            logits = self.model(input_ids, attention_mask=attention_mask, cache=cache, use_cache=True,
-                                logits_to_keep=1).logits[:, -1]
+            logits = self.forward("prefill", input_ids, attention_mask, cache, sum(map(len, distinct)))
         if len(distinct) < len(prompt_ids):
             index = torch.tensor(source, device=self.device)
             cache.reorder_cache(index)  # (distinct, ...) -> (B, ...)
@@ -354,9 +378,8 @@ class TorchRolloutEngine(RolloutEngine):
         for layer_idx, (k, v) in enumerate(past):
             cache.update(k, v, layer_idx)
         input_ids, attention_mask = input_ids.to(self.device), attention_mask.to(self.device)
-        logits = self.model(input_ids, attention_mask=attention_mask, cache=cache, use_cache=True,
-                            logits_to_keep=1).logits[:, -1]
-        return logits, attention_mask
+        new_tokens = sum(len(p) - n for p, (n, _) in zip(prompt_ids, matches))
+        return self.forward("prefill", input_ids, attention_mask, cache, new_tokens), attention_mask
 
     @staticmethod
     def keep_row(kept: dict, prompt, completion, mask_row, cache: KVBuffer, j: int):
@@ -420,8 +443,7 @@ class TorchRolloutEngine(RolloutEngine):
                 running_mask = torch.tensor(running, device=self.device)
                 token = torch.where(running_mask, token, torch.full_like(token, self.pad_token_id))
                 attention_mask = torch.cat([attention_mask, running_mask.long()[:, None]], dim=1)
-                logits = self.model(token[:, None], attention_mask=attention_mask, cache=cache,
-                                    use_cache=True).logits[:, -1]
+                logits = self.forward("decode", token[:, None], attention_mask, cache, sum(running))
             if self.reuse_prefix:
                 for j, i in enumerate(rows):
                     self.keep_row(kept, prompt_ids[i], result.completion_ids[i], attention_mask[j], cache, j)

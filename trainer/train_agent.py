@@ -1075,6 +1075,21 @@ class TrainBatch:
     old_logps: torch.Tensor  # (N, T-1) sampling log-probs of those tokens
     advantages: torch.Tensor  # (N,)
 
+    def rows(self, sl: slice) -> "TrainBatch":
+        """Rows `sl`, cut to the columns where they have model-written tokens: the log-probs are needed only
+        there, so the LM head and its log-softmax skip the prompt, and the padding after the last model token
+        is not fed at all (causal attention: later tokens change nothing before them). The cut batch's
+        completion_mask and old_logps cover logps of its last `n_keep` input tokens, n_keep = their width."""
+        mask = self.completion_mask[sl]
+        cols = mask.any(0).nonzero().flatten()
+        first, last = (int(cols[0]), int(cols[-1])) if len(cols) else (0, 0)
+        return TrainBatch(self.input_ids[sl, :last + 2], mask[:, first:last + 1],
+                          self.old_logps[sl, first:last + 1], self.advantages[sl])
+
+    @property
+    def n_keep(self) -> int:
+        return self.completion_mask.shape[1]
+
 
 def truncate_for_training(prompt_len, ids, mask, logps, max_len):
     """Fit prompt + trajectory into max_len: drop whole middle turns (a model turn with its tool turn),
@@ -1275,7 +1290,7 @@ def policy_update(state: TrainState, trajs, advantages, group_std, rank_share) -
 
     A group whose rewards are all equal has zero advantage everywhere: with --skip_zero_std it is left out
     (its only gradient would be the KL term). Micro-batches of --train_micro_batch sequences bound
-    the memory."""
+    the memory; each is cut to the columns of its model-written tokens (TrainBatch.rows)."""
     args, tok = state.args, state.tokenizer
     G = args.num_generations
     keep = [k for k in range(len(trajs)) if not (args.skip_zero_std and group_std[k // G] < 1e-6)]
@@ -1291,16 +1306,16 @@ def policy_update(state: TrainState, trajs, advantages, group_std, rank_share) -
     if args.loss_norm == "token":  # the mean over the global batch's model-written tokens
         n_tokens = all_ranks_sum(float(batch.completion_mask.sum()) * weight if keep else 0.0, state.dist)
     for s in range(0, len(keep), args.train_micro_batch):
-        sl = slice(s, s + args.train_micro_batch)
-        ids, mask = batch.input_ids[sl].to(args.device), batch.completion_mask[sl].to(args.device)
-        n_keep = batch.input_ids.shape[1] - 1
+        micro = batch.rows(slice(s, s + args.train_micro_batch))
+        ids, mask = micro.input_ids.to(args.device), micro.completion_mask.to(args.device)
+        n_keep = micro.n_keep
         with torch.no_grad(), autocast(args.device, args.dtype):
             ref_logps = compute_per_token_logps(state.ref_model, ids, n_keep, temperature=args.temperature)
         with grad_sync(state.train_model, sync and s + args.train_micro_batch >= len(keep)):
             with autocast(args.device, args.dtype):  # through DDP: its backward all-reduces the gradients
                 logps = compute_per_token_logps(state.train_model, ids, n_keep, temperature=args.temperature)
-            loss, ratio, kl = policy_loss(logps, batch.old_logps[sl].to(args.device), ref_logps,
-                                          batch.advantages[sl].to(args.device), mask, args)
+            loss, ratio, kl = policy_loss(logps, micro.old_logps.to(args.device), ref_logps,
+                                          micro.advantages.to(args.device), mask, args)
             if args.loss_norm == "token":
                 share = weight * state.dist.world_size / max(n_tokens, 1.0)
             else:
