@@ -57,7 +57,7 @@ from model.model_minimind import count_parameters
 from trainer import train_agent
 from trainer.rollout_engine import RolloutEngine, compute_per_token_logps, create_rollout_engine
 from trainer.train_agent import (
-    MOCK_RESULTS, RewardGuards, build_train_batch, calculate_rewards, cap_tool_output, execute_tool,
+    MOCK_RESULTS, RewardGuards, TrainBatch, build_train_batch, calculate_rewards, cap_tool_output, execute_tool,
     generation_prefill, group_advantages, parse_tool_calls, policy_loss, rollout_batch,
 )
 from trainer.trainer_utils import DTYPES, add_model_args, autocast, default_dtype, init_model, resolve_device
@@ -94,7 +94,7 @@ def parse_args(argv=None):
                         f"{MIN_TRAJECTORIES} trajectories (2x4: 8 rounds; fewer and one round's prompts sway it)")
     parser.add_argument("--breakdown", type=int, default=1, help="1: one more rollout per shape under torch.profiler: "
                         "the share of attention, matmuls, cache moves, other operators and Python")
-    parser.add_argument("--rl_shape", default=None, help="shape of the timed RL step (default: the first shape)")
+    parser.add_argument("--rl_shape", default=None, help="shape of the timed RL step (default: the last shape)")
     parser.add_argument("--rl_steps", type=int, default=None, help="timed RL steps (after one warm-up step)")
     parser.add_argument("--train_micro_batch", type=int, default=8, help="sequences per RL forward/backward")
     parser.add_argument("--sft_steps", type=int, default=None, help="timed SFT steps (after one warm-up step)")
@@ -484,11 +484,42 @@ def timed(device: str, fn, *fn_args):
     return out, time.perf_counter() - t0
 
 
+def update_phases(model, ref_model, batch, targs, cut: bool = True):
+    """Phase 4 on a padded batch: the reference log-probs, then the policy's forward and backward, micro-batch
+    by micro-batch, each cut to its model-written tokens as the trainer does (cut=False: the whole padded
+    width, as before the cut). Returns (seconds of each, the micro-batches)."""
+    N, device = batch.input_ids.shape[0], targs.device
+    starts = range(0, N, targs.train_micro_batch)
+    if cut:
+        micro = [batch.rows(slice(s, s + targs.train_micro_batch)) for s in starts]
+    else:
+        micro = [TrainBatch(*(t[s:s + targs.train_micro_batch] for t in (
+            batch.input_ids, batch.completion_mask, batch.old_logps, batch.advantages))) for s in starts]
+
+    def reference():
+        with torch.no_grad(), autocast(device, targs.dtype):
+            return [compute_per_token_logps(ref_model, m.input_ids.to(device), m.n_keep,
+                                            temperature=targs.temperature) for m in micro]
+
+    def policy():
+        for m, ref in zip(micro, ref_logps):
+            ids, mask = m.input_ids.to(device), m.completion_mask.to(device)
+            with autocast(device, targs.dtype):
+                logps = compute_per_token_logps(model, ids, m.n_keep, temperature=targs.temperature)
+            loss, _, _ = policy_loss(logps, m.old_logps.to(device), ref, m.advantages.to(device), mask, targs)
+            (loss * ids.shape[0] / N).backward()
+
+    ref_logps, ref_s = timed(device, reference)
+    _, policy_s = timed(device, policy)
+    return {"ref_logps": ref_s, "policy_fwd_bwd": policy_s}, micro
+
+
 def rl_step(model, ref_model, optimizer, tok, items, targs, every_group: bool = False) -> dict:
     """The trainer's step (rl_train_epoch, phases 1-5) with a clock around each phase. As the trainer does by
     default (--skip_zero_std 1), groups whose rewards are all equal are left out of the update, and each
     micro-batch is cut to its model-written tokens (TrainBatch.rows); every_group: all of them are trained
-    (the cost of a step where every group is informative)."""
+    (the cost of a step where every group is informative), and the update is timed a second time without
+    the cut, on the same batch (its gradient thrown away)."""
     G, device = targs.num_generations, targs.device
     engine = create_rollout_engine("torch", model, tok.eos_token_id, tok.pad_token_id, device, targs.dtype)
     messages, tools = [it["messages"] for it in items], [it["tools"] for it in items]
@@ -507,27 +538,15 @@ def rl_step(model, ref_model, optimizer, tok, items, targs, every_group: bool = 
 
     batch, seconds["reward"] = timed(device, reward)  # rewards, advantages and the padded batch
     memory["reward"] = peak_rss_mb()
-    N = batch.input_ids.shape[0]
-    micro = [batch.rows(slice(s, s + targs.train_micro_batch)) for s in range(0, N, targs.train_micro_batch)]
-
-    def reference():
-        with torch.no_grad(), autocast(device, targs.dtype):
-            return [compute_per_token_logps(ref_model, m.input_ids.to(device), m.n_keep,
-                                            temperature=targs.temperature) for m in micro]
-
-    ref_logps, seconds["ref_logps"] = timed(device, reference)
-    memory["ref_logps"] = peak_rss_mb()
-
-    def policy():
-        for m, ref in zip(micro, ref_logps):
-            ids, mask = m.input_ids.to(device), m.completion_mask.to(device)
-            with autocast(device, targs.dtype):
-                logps = compute_per_token_logps(model, ids, m.n_keep, temperature=targs.temperature)
-            loss, _, _ = policy_loss(logps, m.old_logps.to(device), ref, m.advantages.to(device), mask, targs)
-            (loss * ids.shape[0] / N).backward()
-
-    _, seconds["policy_fwd_bwd"] = timed(device, policy)
-    memory["policy_fwd_bwd"] = peak_rss_mb()
+    update, micro = update_phases(model, ref_model, batch, targs)
+    seconds.update(update)
+    memory["ref_logps"] = memory["policy_fwd_bwd"] = peak_rss_mb()
+    uncut = {}
+    if every_group:
+        grads = [None if p.grad is None else p.grad.clone() for p in model.parameters()]
+        uncut, _ = update_phases(model, ref_model, batch, targs, cut=False)
+        for p, g in zip(model.parameters(), grads):
+            p.grad = g
 
     def step():
         torch.nn.utils.clip_grad_norm_(model.parameters(), targs.grad_clip)
@@ -536,7 +555,8 @@ def rl_step(model, ref_model, optimizer, tok, items, targs, every_group: bool = 
 
     _, seconds["optimizer"] = timed(device, step)
     memory["optimizer"] = peak_rss_mb()
-    return {"seconds": seconds, "peak_rss_mb": memory, "sequences": N,
+    N = batch.input_ids.shape[0]
+    return {"seconds": seconds, "peak_rss_mb": memory, "sequences": N, "uncut_update_s": uncut,
             "padded_tokens": sum(m.input_ids.numel() for m in micro),
             "tokens": int(sum((m.input_ids != tok.pad_token_id).sum() for m in micro)),
             "seq_len": sum(m.input_ids.numel() for m in micro) / N,
@@ -567,7 +587,7 @@ def summarise_steps(steps, flops: FlopModel, peak: float) -> dict:
 
 def bench_rl_step(model, tok, dataset, args, flops: FlopModel, peak: float) -> dict:
     """--rl_steps steps as the trainer runs them (informative groups only), then one that trains every group."""
-    batch_size, num_generations = parse_shape(args.rl_shape or args.shapes.split(",")[0])
+    batch_size, num_generations = parse_shape(args.rl_shape or args.shapes.split(",")[-1])
     targs = trainer_args(args, batch_size, num_generations)
     policy = copy.deepcopy(model).train()
     ref_model = copy.deepcopy(model).eval().requires_grad_(False)
@@ -577,8 +597,12 @@ def bench_rl_step(model, tok, dataset, args, flops: FlopModel, peak: float) -> d
     rl_step(policy, ref_model, optimizer, tok, items, targs, every_group=True)  # warm-up
     steps = [rl_step(policy, ref_model, optimizer, tok, items, targs) for _ in range(args.rl_steps)]
     every = rl_step(policy, ref_model, optimizer, tok, items, targs, every_group=True)
+    every_group = summarise_steps([every], flops, peak)
+    uncut_s = sum(every["uncut_update_s"].values())
+    cut_s = every["seconds"]["ref_logps"] + every["seconds"]["policy_fwd_bwd"]
+    every_group.update(uncut_update_s=every["uncut_update_s"], cut_speedup=uncut_s / cut_s)
     return {"batch_size": batch_size, "num_generations": num_generations,
-            **summarise_steps(steps, flops, peak), "every_group": summarise_steps([every], flops, peak)}
+            **summarise_steps(steps, flops, peak), "every_group": every_group}
 
 
 # --- 3. SFT training throughput ---------------------------------------------------------------------------------
@@ -674,8 +698,11 @@ def print_report(res: dict):
           f"(mean of {rl['steps']}; {rl['trained_sequences']:.0f} of {rl['trajectories']} trajectories in "
           f"informative groups), {every['step_s']:.2f} s when every group is trained")
     for phase, seconds in rl["phases_s"].items():
+        uncut = every["uncut_update_s"].get(phase)
         print(f"  {phase:<15} {seconds:8.3f} s  {rl['phase_share'][phase]:6.1%}   every group "
-              f"{every['phases_s'][phase]:8.3f} s")
+              f"{every['phases_s'][phase]:8.3f} s" + (f" (uncut: {uncut:.3f} s)" if uncut else ""))
+    print(f"  the update (reference + policy) cut to the model's tokens: {every['cut_speedup']:.2f}x faster "
+          f"than uncut, on the same batch")
     sft = res["sft_step"]
     print("\ntraining throughput (padded tokens/s; MFU = achieved / peak matmul FLOP/s)")
     print(f"  SFT step   {sft['tokens_per_s']:10.0f} tok/s | {sft['flops_per_s'] / 1e9:7.2f} GFLOP/s | "
