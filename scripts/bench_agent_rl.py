@@ -486,8 +486,8 @@ def timed(device: str, fn, *fn_args):
 
 def update_phases(model, ref_model, batch, targs, cut: bool = True):
     """Phase 4 on a padded batch: the reference log-probs, then the policy's forward and backward, micro-batch
-    by micro-batch, each cut to its model-written tokens as the trainer does (cut=False: the whole padded
-    width, as before the cut). Returns (seconds of each, the micro-batches)."""
+    by micro-batch, each cut to its model-written tokens and its shared prompt run once, as the trainer does
+    (cut=False: every row at the whole padded width, as before). Returns (seconds of each, the micro-batches)."""
     N, device = batch.input_ids.shape[0], targs.device
     starts = range(0, N, targs.train_micro_batch)
     if cut:
@@ -499,13 +499,15 @@ def update_phases(model, ref_model, batch, targs, cut: bool = True):
     def reference():
         with torch.no_grad(), autocast(device, targs.dtype):
             return [compute_per_token_logps(ref_model, m.input_ids.to(device), m.n_keep,
-                                            temperature=targs.temperature) for m in micro]
+                                            temperature=targs.temperature, shared_prefix=m.shared_prefix)
+                    for m in micro]
 
     def policy():
         for m, ref in zip(micro, ref_logps):
             ids, mask = m.input_ids.to(device), m.completion_mask.to(device)
             with autocast(device, targs.dtype):
-                logps = compute_per_token_logps(model, ids, m.n_keep, temperature=targs.temperature)
+                logps = compute_per_token_logps(model, ids, m.n_keep, temperature=targs.temperature,
+                                                shared_prefix=m.shared_prefix)
             loss, _, _ = policy_loss(logps, m.old_logps.to(device), ref, m.advantages.to(device), mask, targs)
             (loss * ids.shape[0] / N).backward()
 
@@ -701,8 +703,8 @@ def print_report(res: dict):
         uncut = every["uncut_update_s"].get(phase)
         print(f"  {phase:<15} {seconds:8.3f} s  {rl['phase_share'][phase]:6.1%}   every group "
               f"{every['phases_s'][phase]:8.3f} s" + (f" (uncut: {uncut:.3f} s)" if uncut else ""))
-    print(f"  the update (reference + policy) cut to the model's tokens: {every['cut_speedup']:.2f}x faster "
-          f"than uncut, on the same batch")
+    print(f"  the update (reference + policy) cut to the model's tokens, each prompt run once: "
+          f"{every['cut_speedup']:.2f}x faster than uncut, on the same batch")
     sft = res["sft_step"]
     print("\ntraining throughput (padded tokens/s; MFU = achieved / peak matmul FLOP/s)")
     print(f"  SFT step   {sft['tokens_per_s']:10.0f} tok/s | {sft['flops_per_s'] / 1e9:7.2f} GFLOP/s | "

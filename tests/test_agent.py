@@ -580,3 +580,41 @@ def test_rows_cut_to_model_tokens_give_the_full_batch_loss_and_gradient():
     # rows without any model token: one column, a zero loss
     empty = train_agent.TrainBatch(ids[:1], torch.zeros(1, 19), torch.zeros(1, 19), torch.ones(1)).rows(slice(0, 1))
     assert empty.n_keep == 1 and empty.input_ids.shape == (1, 2)
+
+
+def test_a_shared_prompt_runs_once_with_the_same_logps_and_gradient():
+    """The rows of a group share their prompt: compute_per_token_logps runs it once (SharedPrefixCache), with
+    the log-probs, the loss and the gradient of running it in every row."""
+    model = tiny_model(seed=5).train()
+    g = torch.Generator().manual_seed(2)
+    prompt = torch.randint(5, 6000, (20,), generator=g)
+    ids = torch.zeros(3, 31, dtype=torch.long)
+    mask = torch.zeros(3, 31)
+    for i, n in enumerate([11, 6, 9]):  # completions of different lengths, right-padded
+        ids[i, :20] = prompt
+        ids[i, 20:20 + n] = torch.randint(5, 6000, (n,), generator=g)
+        mask[i, 20:20 + n] = 1
+    batch = train_agent.TrainBatch(ids, mask[:, 1:], -torch.rand(3, 30, generator=g) * mask[:, 1:],
+                                   torch.tensor([0.7, -1.0, 0.3])).rows(slice(0, 3))
+    assert batch.shared_prefix == 19 and batch.n_keep == 11  # the first model token predicted from column 19
+    args = train_agent.parse_args([])
+    results = []
+    for shared in (0, batch.shared_prefix):
+        model.zero_grad()
+        logps = compute_per_token_logps(model, batch.input_ids, batch.n_keep, temperature=0.8, shared_prefix=shared)
+        loss, _, _ = train_agent.policy_loss(logps, batch.old_logps, logps.detach(), batch.advantages,
+                                             batch.completion_mask, args)
+        loss.backward()
+        results.append((logps.detach(), loss.item(), [p.grad.clone() for p in model.parameters()]))
+    (a, loss_a, grads_a), (b, loss_b, grads_b) = results
+    on = batch.completion_mask.bool()
+    assert torch.allclose(a[on], b[on], atol=1e-5) and abs(loss_a - loss_b) < 1e-6
+    for x, y in zip(grads_a, grads_b):
+        assert torch.allclose(x, y, atol=1e-6)
+    # rows that differ early share nothing; one row alone shares nothing
+    other = ids.clone()
+    other[1, 3] += 1
+    assert train_agent.TrainBatch(other, mask[:, 1:], mask[:, 1:], torch.ones(3)).rows(slice(0, 3)).shared_prefix == 0
+    assert train_agent.TrainBatch(ids, mask[:, 1:], mask[:, 1:], torch.ones(3)).rows(slice(0, 1)).shared_prefix == 0
+    with pytest.raises(ValueError, match="shared prefix"):
+        compute_per_token_logps(model, batch.input_ids, batch.n_keep, shared_prefix=batch.shared_prefix + 1)

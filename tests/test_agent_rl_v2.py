@@ -97,8 +97,11 @@ def test_token_level_loss_does_not_depend_on_the_micro_batch(tmp_path, tok):
         assert read_metrics(run / "out")[0]["stepped"]
     start = torch.load(tmp_path / "1" / "out" / "full_sft_64.pth", weights_only=True)
     assert any(not torch.equal(weights[0][k], start[k]) for k in start)  # the step moved the weights
+    # a micro-batch of 4 runs each group's prompt once (shared_prefix), another order of float operations:
+    # Adam's first step turns the rounding of near-zero gradients into a few 1e-6; 1e-5 is 1% of the step
+    # (LR 1e-3), and a normalisation that depended on the micro-batch would move whole steps
     for k in weights[0]:
-        assert torch.allclose(weights[0][k], weights[1][k], atol=1e-6), k
+        assert torch.allclose(weights[0][k], weights[1][k], atol=1e-5), k
 
 
 class FakeState:

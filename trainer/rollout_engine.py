@@ -45,13 +45,49 @@ def logps_of(logits, targets, temperature: float = 1.0):
     return torch.gather(logits.log_softmax(-1), -1, targets.unsqueeze(-1)).squeeze(-1)
 
 
-def compute_per_token_logps(model, input_ids, n_keep: int, attention_mask=None, temperature: float = 1.0):
+class SharedPrefixCache:
+    """The keys and values of a prefix that every row of a batch shares, for training forwards. The first
+    forward (the prefix, one row) fills it; in the next (each row's own tokens) every layer attends to the
+    prefix expanded to the batch, then to the rows' tokens. Gradients flow back into the prefix through the
+    expansion, summed over the rows: the same gradient as running the prefix in every row."""
+
+    def __init__(self):
+        self.keys, self.values = [], []
+
+    def get_seq_length(self, layer_idx: int = 0) -> int:
+        return self.keys[layer_idx].shape[2] if layer_idx < len(self.keys) else 0
+
+    def update(self, k, v, layer_idx: int):
+        if layer_idx == len(self.keys):  # the prefix's own forward
+            self.keys.append(k)
+            self.values.append(v)
+            return k, v
+        rows = k.shape[0]
+        past_k = self.keys[layer_idx].expand(rows, -1, -1, -1)
+        past_v = self.values[layer_idx].expand(rows, -1, -1, -1)
+        return torch.cat([past_k, k], dim=2), torch.cat([past_v, v], dim=2)
+
+
+def compute_per_token_logps(model, input_ids, n_keep: int, attention_mask=None, temperature: float = 1.0,
+                            shared_prefix: int = 0):
     """Log-prob of each of the last n_keep tokens given everything before it: (B, T) -> (B, n_keep).
 
     Only the logits needed are materialised (logits_to_keep = n_keep + 1; the last position predicts nothing).
+    shared_prefix: the first shared_prefix tokens are the same in every row (a prompt's G samples): they go
+    through the model once, and the rows' own tokens attend to them (SharedPrefixCache). Needs rows without
+    padding on the left (attention_mask None) and shared_prefix <= T - n_keep - 1.
     """
     if n_keep <= 0:
         return input_ids.new_zeros((input_ids.shape[0], 0), dtype=torch.float32)
+    if shared_prefix > 0:
+        if attention_mask is not None or shared_prefix > input_ids.shape[1] - n_keep - 1:
+            raise ValueError(f"a shared prefix of {shared_prefix} needs rows without an attention mask and "
+                             f"at most {input_ids.shape[1] - n_keep - 1} tokens before the first kept one")
+        cache = SharedPrefixCache()
+        model(input_ids[:1, :shared_prefix], cache=cache, use_cache=True, return_logits=False)
+        logits = model(input_ids[:, shared_prefix:], cache=cache, use_cache=True,
+                       logits_to_keep=n_keep + 1).logits
+        return logps_of(logits[:, :-1], input_ids[:, -n_keep:], temperature)
     # logits: (B, n_keep + 1, V)
     logits = model(input_ids, attention_mask=attention_mask, logits_to_keep=n_keep + 1).logits
     return logps_of(logits[:, :-1], input_ids[:, -n_keep:], temperature)

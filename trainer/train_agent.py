@@ -1074,17 +1074,28 @@ class TrainBatch:
     completion_mask: torch.Tensor  # (N, T-1) 1 where the predicted token was written by the model
     old_logps: torch.Tensor  # (N, T-1) sampling log-probs of those tokens
     advantages: torch.Tensor  # (N,)
+    shared_prefix: int = 0  # leading tokens all rows have (a prompt): compute_per_token_logps runs them once
+
+    # a shared prefix shorter than this is run in every row: a forward of its own costs more than it saves
+    MIN_SHARED_PREFIX = 16
 
     def rows(self, sl: slice) -> "TrainBatch":
         """Rows `sl`, cut to the columns where they have model-written tokens: the log-probs are needed only
         there, so the LM head and its log-softmax skip the prompt, and the padding after the last model token
         is not fed at all (causal attention: later tokens change nothing before them). The cut batch's
-        completion_mask and old_logps cover logps of its last `n_keep` input tokens, n_keep = their width."""
+        completion_mask and old_logps cover logps of its last `n_keep` input tokens, n_keep = their width.
+        The tokens before the first model token that all the rows have (a group's prompt) are its
+        shared_prefix."""
         mask = self.completion_mask[sl]
         cols = mask.any(0).nonzero().flatten()
         first, last = (int(cols[0]), int(cols[-1])) if len(cols) else (0, 0)
-        return TrainBatch(self.input_ids[sl, :last + 2], mask[:, first:last + 1],
-                          self.old_logps[sl, first:last + 1], self.advantages[sl])
+        ids = self.input_ids[sl, :last + 2]
+        differ = (ids[:, :first] != ids[:1, :first]).any(0).nonzero().flatten()
+        shared = int(differ[0]) if len(differ) else first
+        if ids.shape[0] < 2 or shared < self.MIN_SHARED_PREFIX:
+            shared = 0
+        return TrainBatch(ids, mask[:, first:last + 1], self.old_logps[sl, first:last + 1],
+                          self.advantages[sl], shared)
 
     @property
     def n_keep(self) -> int:
@@ -1308,12 +1319,15 @@ def policy_update(state: TrainState, trajs, advantages, group_std, rank_share) -
     for s in range(0, len(keep), args.train_micro_batch):
         micro = batch.rows(slice(s, s + args.train_micro_batch))
         ids, mask = micro.input_ids.to(args.device), micro.completion_mask.to(args.device)
-        n_keep = micro.n_keep
+        # the group's prompt once, not once per sample (not through DDP: one forward per backward there)
+        n_keep, shared = micro.n_keep, 0 if state.dist.enabled else micro.shared_prefix
         with torch.no_grad(), autocast(args.device, args.dtype):
-            ref_logps = compute_per_token_logps(state.ref_model, ids, n_keep, temperature=args.temperature)
+            ref_logps = compute_per_token_logps(state.ref_model, ids, n_keep, temperature=args.temperature,
+                                                shared_prefix=shared)
         with grad_sync(state.train_model, sync and s + args.train_micro_batch >= len(keep)):
             with autocast(args.device, args.dtype):  # through DDP: its backward all-reduces the gradients
-                logps = compute_per_token_logps(state.train_model, ids, n_keep, temperature=args.temperature)
+                logps = compute_per_token_logps(state.train_model, ids, n_keep, temperature=args.temperature,
+                                                shared_prefix=shared)
             loss, ratio, kl = policy_loss(logps, micro.old_logps.to(args.device), ref_logps,
                                           micro.advantages.to(args.device), mask, args)
             if args.loss_norm == "token":
