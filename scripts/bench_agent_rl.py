@@ -20,7 +20,9 @@ transformer's linear layers, plus 2 * vocab * hidden per token that reaches the 
 4 * layers * (heads * head_dim) * T per token (QK^T and AV over the padded length T, causality not discounted);
 a backward costs twice the forward. So an SFT step is 6 * N_body * tokens + 6 * V * d * head_tokens
 + 12 * L * d_attn * T * tokens, and the RL update adds the reference model's forward (a third of that).
-Both counts use padded tokens: padding is work the machine does.
+Both counts use padded tokens: padding is work the machine does. The RL update counts a group's shared prompt
+once per micro-batch (it runs once: TrainBatch.rows), the rows' own tokens once per row. The rollout engine's
+forwards are counted the same way, each decoding step as one token per batch row (the LM head on one position).
 
 Simplifications: no thinking prompts (open_thinking off for every trajectory), no reward model. Rollouts run
 --rounds times per shape on different prompts, batched then sequential each round, after an untimed warm-up round
@@ -558,8 +560,11 @@ def rl_step(model, ref_model, optimizer, tok, items, targs, every_group: bool = 
     _, seconds["optimizer"] = timed(device, step)
     memory["optimizer"] = peak_rss_mb()
     N = batch.input_ids.shape[0]
+    # the work the update did: a shared prompt runs once per micro-batch, the rows' own tokens once per row
+    computed = sum(m.shared_prefix + m.input_ids.shape[0] * (m.input_ids.shape[1] - m.shared_prefix)
+                   for m in micro)
     return {"seconds": seconds, "peak_rss_mb": memory, "sequences": N, "uncut_update_s": uncut,
-            "padded_tokens": sum(m.input_ids.numel() for m in micro),
+            "padded_tokens": sum(m.input_ids.numel() for m in micro), "computed_tokens": computed,
             "tokens": int(sum((m.input_ids != tok.pad_token_id).sum() for m in micro)),
             "seq_len": sum(m.input_ids.numel() for m in micro) / N,
             "head_tokens": sum(m.input_ids.shape[0] * m.n_keep for m in micro),
@@ -569,7 +574,7 @@ def rl_step(model, ref_model, optimizer, tok, items, targs, every_group: bool = 
 def summarise_steps(steps, flops: FlopModel, peak: float) -> dict:
     phases = {k: sum(s["seconds"][k] for s in steps) / len(steps) for k in steps[0]["seconds"]}
     update_s = phases["ref_logps"] + phases["policy_fwd_bwd"] + phases["optimizer"]
-    update_flops = sum(4 * flops.forward(s["padded_tokens"], s["head_tokens"], s["seq_len"]) for s in steps)
+    update_flops = sum(4 * flops.forward(s["computed_tokens"], s["head_tokens"], s["seq_len"]) for s in steps)
     padded = sum(s["padded_tokens"] for s in steps)
     return {
         "steps": len(steps), "phases_s": phases, "step_s": sum(phases.values()),
@@ -751,7 +756,7 @@ def main(argv=None):
         "model": {"params": count_parameters(model), **asdict(flops)},
         "flops_formula": "train = 3 * forward; forward = 2 * body_params * tokens + 2 * head_params * head_tokens"
                          " + 4 * layers * attn_width * seq_len * tokens (padded tokens); RL update = policy "
-                         "train + reference forward",
+                         "train + reference forward, a shared prompt counted once per micro-batch",
     }
     res["rollout"] = [bench_rollout(model, tok, dataset, args, b, g, flops, peak["flops_per_s"]) for b, g in shapes]
     res["rl_step"] = bench_rl_step(model, tok, dataset, args, flops, peak["flops_per_s"])
