@@ -1301,7 +1301,8 @@ def policy_update(state: TrainState, trajs, advantages, group_std, rank_share) -
 
     A group whose rewards are all equal has zero advantage everywhere: with --skip_zero_std it is left out
     (its only gradient would be the KL term). Micro-batches of --train_micro_batch sequences bound
-    the memory; each is cut to the columns of its model-written tokens (TrainBatch.rows)."""
+    the memory; each is cut to the columns of its model-written tokens, and a prompt its rows share goes
+    through the model once (TrainBatch.rows)."""
     args, tok = state.args, state.tokenizer
     G = args.num_generations
     keep = [k for k in range(len(trajs)) if not (args.skip_zero_std and group_std[k // G] < 1e-6)]
@@ -1319,11 +1320,13 @@ def policy_update(state: TrainState, trajs, advantages, group_std, rank_share) -
     for s in range(0, len(keep), args.train_micro_batch):
         micro = batch.rows(slice(s, s + args.train_micro_batch))
         ids, mask = micro.input_ids.to(args.device), micro.completion_mask.to(args.device)
-        # the group's prompt once, not once per sample (not through DDP: one forward per backward there)
-        n_keep, shared = micro.n_keep, 0 if state.dist.enabled else micro.shared_prefix
+        # the group's prompt once, not once per sample (the policy through DDP runs it in every row: DDP wants
+        # one forward per backward)
+        n_keep, shared = micro.n_keep, micro.shared_prefix
         with torch.no_grad(), autocast(args.device, args.dtype):
             ref_logps = compute_per_token_logps(state.ref_model, ids, n_keep, temperature=args.temperature,
                                                 shared_prefix=shared)
+        shared = 0 if state.dist.enabled else shared
         with grad_sync(state.train_model, sync and s + args.train_micro_batch >= len(keep)):
             with autocast(args.device, args.dtype):  # through DDP: its backward all-reduces the gradients
                 logps = compute_per_token_logps(state.train_model, ids, n_keep, temperature=args.temperature,
