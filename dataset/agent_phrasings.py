@@ -4,7 +4,8 @@ read. Data only; the generator draws from it.
 
     *_NAMES, *_PLACES, ...   display names of the tool world's canonical cities, timezones, currencies, units
     *_Q                      user templates of one intent: {"train": {lang: [...]}, "eval": {lang: [...]}}
-    NO_TOOL_*                no_tool questions ("train" kinds hold (question, answer) pairs; eval: questions)
+    NO_TOOL_*                no_tool questions ("train" kinds hold (question, answer) pairs, the "topic" kind
+                             templates x topics; eval: questions)
     OPENERS, CLOSERS, ...    train-only variety around a prompt
     *_A                      answer templates (train style, also the RL reference answer)
 
@@ -1569,6 +1570,187 @@ NO_TOOL_HARD = {
     ],
 }
 
+# topic questions: a template around a topic, answered by the topic's line ("" or the tool topic it is about:
+# that tool is always offered). The templates are carved like the others (every RL_EVERY-th is RL's), so an RL
+# question never has an SFT wording; the eval set has its own templates and topics (above), none of them here.
+NO_TOOL_TOPIC_TEMPLATES = {
+    "zh": [
+        "什么是{topic}?",
+        "介绍一下{topic}",
+        "{topic}是什么?",
+        "说说{topic}吧",
+        "跟我聊聊{topic}",
+        "我想了解{topic}",
+        "帮我理解一下{topic}",
+        "关于{topic},你知道些什么?",
+        "用几句话描述{topic}",
+        "你了解{topic}吗?",
+        "请解释一下{topic}",
+        "{topic}有什么特点?",
+        "谈谈{topic}",
+        "我对{topic}很好奇",
+        "能介绍下{topic}吗?",
+    ],
+    "en": [
+        "Tell me about {topic}.",
+        "What do you know about {topic}?",
+        "I'm curious about {topic}.",
+        "Help me understand {topic}.",
+        "Could you say a few words about {topic}?",
+        "Teach me the basics of {topic}.",
+        "Give me an overview of {topic}.",
+        "I'd like to learn about {topic}.",
+        "Describe {topic} in a couple of sentences.",
+        "Talk to me about {topic}.",
+        "Share a fact about {topic}.",
+        "Write a few lines on {topic}.",
+        "Summarize {topic} for me.",
+        "Fill me in on {topic}.",
+        "Do you know anything about {topic}?",
+    ],
+}
+NO_TOOL_TOPICS = {
+    "zh": [
+        ("湿度", "湿度表示空气中水汽的多少,湿度高的时候人会觉得闷。", "weather"),
+        ("气压", "气压是大气对地面的压力,气压下降常常预示着要变天。", "weather"),
+        ("台风", "台风是在热带海洋上形成的强烈气旋,会带来大风和暴雨。", "weather"),
+        ("紫外线", "紫外线是阳光中看不见的一部分,照射过量会晒伤皮肤。", "weather"),
+        ("梅雨", "梅雨是初夏长江中下游一带持续阴雨的天气,正赶上梅子成熟。", "weather"),
+        ("雾霾", "雾霾是雾和空气中的细颗粒物混在一起的现象,会降低能见度、影响健康。", "weather"),
+        ("夏令时", "夏令时是夏天把时钟拨快一小时的做法,为的是多利用白天的阳光。", "time"),
+        ("格林尼治时间", "格林尼治时间以英国格林尼治天文台为基准,曾经是世界的标准时间。", "time"),
+        ("原子钟", "原子钟靠原子振动的频率计时,非常精确,几百万年才差一秒。", "time"),
+        ("日晷", "日晷是古代的计时工具,靠太阳投下的影子指示时刻。", "time"),
+        ("人民币", "人民币是中国的法定货币,单位是元,一元等于十角。", "rate"),
+        ("欧元", "欧元是欧盟多数国家共同使用的货币。", "rate"),
+        ("美元", "美元是美国的货币,也是国际贸易中用得最多的货币。", "rate"),
+        ("信用卡", "信用卡可以先消费后还款,按时全额还款一般不产生利息。", ""),
+        ("复利", "复利就是利息也算进本金继续生息,时间越长增长越快。", "math"),
+        ("质数", "质数是大于1、只能被1和它本身整除的整数,比如2、3、5、7。", "math"),
+        ("圆周率", "圆周率是圆的周长和直径之比,约等于3.14159。", "math"),
+        ("勾股定理", "勾股定理说的是直角三角形两条直角边的平方和等于斜边的平方。", "math"),
+        ("百分数", "百分数表示一个数是另一个数的百分之几,比如50%就是一半。", "math"),
+        ("分数", "分数表示把整体平均分成几份后取其中的几份,比如三分之一。", "math"),
+        ("光年", "光年是长度单位,指光在一年里走过的距离,约9.46万亿公里。", "unit"),
+        ("海里", "海里是航海和航空用的长度单位,一海里等于1852米。", "unit"),
+        ("卡路里", "卡路里是热量单位,常用来表示食物含有多少能量。", "unit"),
+        ("英寸", "英寸是英制长度单位,一英寸等于2.54厘米。", "unit"),
+        ("同声传译", "同声传译是在讲话人说话的同时把内容译成另一种语言。", "translate"),
+        ("文言文", "文言文是古代汉语的书面语,简洁凝练,和今天的白话文不一样。", "translate"),
+        ("成语", "成语是汉语里固定下来的短语,多为四个字,比如画蛇添足。", ""),
+        ("火山", "火山是地下岩浆喷出地面形成的山,喷发时会放出熔岩和火山灰。", ""),
+        ("月食", "地球挡住照向月亮的阳光时就会发生月食,月亮会变暗甚至发红。", ""),
+        ("恐龙", "恐龙是生活在两亿多年前到六千多万年前的爬行动物,后来灭绝了。", ""),
+        ("细胞", "细胞是生物体结构和功能的基本单位。", ""),
+        ("DNA", "DNA是携带遗传信息的分子,形状像一架扭转的梯子。", ""),
+        ("互联网", "互联网是把全世界的计算机网络连在一起的系统。", ""),
+        ("电动汽车", "电动汽车用电池供电驱动电机,不烧汽油,行驶时没有尾气。", ""),
+        ("太阳能", "太阳能是来自太阳的能量,可以用太阳能电池板发电。", ""),
+        ("蜜蜂", "蜜蜂采集花蜜酿成蜂蜜,还帮很多植物传粉。", ""),
+        ("长城", "长城是中国古代修建的防御工程,绵延上万里。", ""),
+        ("咖啡", "咖啡是用烘焙过的咖啡豆做成的饮料,含有提神的咖啡因。", ""),
+        ("绿茶", "绿茶是不经发酵的茶,保留了茶叶的清香和绿色。", ""),
+        ("冥想", "冥想是把注意力放在呼吸或当下的练习,能帮助人放松。", ""),
+        ("马拉松", "马拉松是全程约42.195公里的长跑比赛。", ""),
+        ("围棋", "围棋是两人对弈的棋类游戏,黑白双方在棋盘上争夺地盘。", ""),
+        ("活字印刷", "活字印刷由北宋的毕昇发明,可以反复排版,大大加快了印书。", ""),
+        ("指南针", "指南针利用磁针指示南北,是中国古代四大发明之一。", ""),
+        ("电池", "电池把化学能转化为电能,给手机、手电筒等供电。", ""),
+        ("密码学", "密码学研究怎样加密和解密信息,保护数据的安全。", ""),
+        ("经济学", "经济学研究人们怎样分配有限的资源来满足需求。", ""),
+        ("万有引力", "万有引力是任何两个有质量的物体之间相互吸引的力。", ""),
+        ("奥运会", "奥运会是每四年举办一次的国际综合性体育盛会。", ""),
+        ("大熊猫", "大熊猫是中国特有的动物,主要吃竹子,是国家一级保护动物。", ""),
+        ("二十四节气", "二十四节气是古人按太阳的位置划分的时节,比如立春和冬至。", ""),
+        ("垃圾分类", "垃圾分类就是把垃圾分成可回收物、厨余垃圾、有害垃圾和其他垃圾分别投放。", ""),
+        ("维生素", "维生素是人体少量需要的营养素,很多蔬菜水果里都有。", ""),
+        ("牛顿运动定律", "牛顿运动定律描述了力和物体运动之间的关系,比如惯性定律。", ""),
+    ],
+    "en": [
+        ("humidity", "Humidity is how much water vapour the air holds; when it is high the air feels muggy.",
+         "weather"),
+        ("air pressure", "Air pressure is the weight of the air above us; falling pressure often means the "
+         "weather is about to change.", "weather"),
+        ("hurricanes", "Hurricanes are strong storms that form over warm oceans and bring high winds and heavy "
+         "rain.", "weather"),
+        ("the UV index", "The UV index says how strong the sun's ultraviolet rays are: the higher it is, the "
+         "faster skin burns.", "weather"),
+        ("fog", "Fog is a cloud at ground level, made of tiny water droplets that cut visibility.", "weather"),
+        ("monsoons", "A monsoon is a seasonal shift of winds that brings a long rainy season to places such as "
+         "South Asia.", "weather"),
+        ("daylight saving time", "Clocks move forward an hour in summer to make better use of evening "
+         "daylight, and back again in autumn.", "time"),
+        ("Greenwich Mean Time", "Greenwich Mean Time is the time at the Royal Observatory in Greenwich, "
+         "London, long the world's reference.", "time"),
+        ("atomic clocks", "Atomic clocks count the vibrations of atoms and drift less than a second in "
+         "millions of years.", "time"),
+        ("sundials", "A sundial tells the time from the shadow the sun casts on its face.", "time"),
+        ("the euro", "The euro is the currency shared by most countries of the European Union.", "rate"),
+        ("the US dollar", "The US dollar is the currency of the United States and the one most used in "
+         "world trade.", "rate"),
+        ("credit cards", "A credit card lets you pay now and settle the bill later; paying it in full on time "
+         "avoids interest.", ""),
+        ("compound interest", "Compound interest is interest earned on earlier interest, so savings grow "
+         "faster the longer they stay.", "math"),
+        ("prime numbers", "A prime number is a whole number above 1 that only 1 and itself divide, like 2, 3, "
+         "5 and 7.", "math"),
+        ("pi", "Pi is the ratio of a circle's circumference to its diameter, about 3.14159.", "math"),
+        ("the Pythagorean theorem", "In a right triangle, the squares of the two shorter sides add up to the "
+         "square of the longest side.", "math"),
+        ("percentages", "A percentage is a part out of a hundred: 50% means half.", "math"),
+        ("fractions", "A fraction names a part of a whole, like one third when something is split into three "
+         "equal parts.", "math"),
+        ("light-years", "A light-year is the distance light travels in a year, about 9.46 trillion "
+         "kilometers.", "unit"),
+        ("nautical miles", "A nautical mile is the unit of distance at sea and in the air; it equals 1,852 "
+         "meters.", "unit"),
+        ("calories", "A calorie is a unit of energy, used to say how much energy food provides.", "unit"),
+        ("inches", "An inch is an imperial unit of length equal to 2.54 centimeters.", "unit"),
+        ("interpreting", "Interpreters turn speech from one language into another, sometimes while the "
+         "speaker is still talking.", "translate"),
+        ("idioms", "An idiom is a phrase whose meaning differs from its words, like 'break the ice'.",
+         "translate"),
+        ("volcanoes", "A volcano is an opening in the earth's crust where molten rock, ash and gas escape.", ""),
+        ("lunar eclipses", "A lunar eclipse happens when the earth passes between the sun and the moon and "
+         "its shadow darkens the moon.", ""),
+        ("dinosaurs", "Dinosaurs were reptiles that ruled the earth for over 160 million years and died out "
+         "66 million years ago.", ""),
+        ("cells", "Cells are the smallest living units; every plant and animal is built from them.", ""),
+        ("DNA", "DNA is the molecule that carries genetic instructions, shaped like a twisted ladder.", ""),
+        ("the internet", "The internet is a worldwide network that links computers so they can share "
+         "information.", ""),
+        ("electric cars", "Electric cars run on batteries that power an electric motor, with no exhaust while "
+         "driving.", ""),
+        ("solar power", "Solar power turns sunlight into electricity, usually with solar panels.", ""),
+        ("bees", "Bees collect nectar to make honey and pollinate many of the plants we eat.", ""),
+        ("the Great Wall of China", "The Great Wall is a chain of ancient fortifications that runs for "
+         "thousands of kilometers across northern China.", ""),
+        ("coffee", "Coffee is a drink brewed from roasted coffee beans; its caffeine helps people feel "
+         "alert.", ""),
+        ("green tea", "Green tea is made from unfermented tea leaves and keeps a fresh, grassy taste.", ""),
+        ("meditation", "Meditation is the practice of resting attention on the breath or the present moment "
+         "to calm the mind.", ""),
+        ("marathons", "A marathon is a long-distance race of about 42.2 kilometers.", ""),
+        ("chess", "Chess is a strategy game for two players, each trying to checkmate the other's king.", ""),
+        ("the printing press", "The printing press made it possible to copy books quickly, which spread "
+         "knowledge widely.", ""),
+        ("compasses", "A compass has a magnetized needle that points north, which helps people find their "
+         "way.", ""),
+        ("batteries", "A battery stores chemical energy and releases it as electricity.", ""),
+        ("cryptography", "Cryptography is the science of encrypting and decrypting information to keep it "
+         "secure.", ""),
+        ("economics", "Economics studies how people use limited resources to meet their needs.", ""),
+        ("gravity", "Gravity is the force that pulls objects with mass toward each other; it keeps us on the "
+         "ground.", ""),
+        ("the Olympic Games", "The Olympic Games are an international sports event held every four years.", ""),
+        ("giant pandas", "Giant pandas are bears native to China that eat mostly bamboo.", ""),
+        ("recycling", "Recycling turns used paper, glass, metal and plastic into new products.", ""),
+        ("vitamins", "Vitamins are nutrients the body needs in small amounts, found in fruit and "
+         "vegetables.", ""),
+        ("Newton's laws of motion", "Newton's three laws describe how forces change the way objects move.", ""),
+    ],
+}
+
 NO_TOOL_EVAL = {
     "zh": [
         "嗨,在吗?",
@@ -1935,6 +2117,9 @@ for _lang in LANGS:
     for _q, _a, _topic in NO_TOOL_HARD[_lang]:
         if _topic not in TOOL_TOPICS and _topic != "all":
             raise ValueError(f"NO_TOOL_HARD[{_lang!r}]: unknown topic {_topic!r} for {_q!r}")
+    for _name, _a, _topic in NO_TOOL_TOPICS[_lang]:
+        if _topic not in TOOL_TOPICS and _topic != "":
+            raise ValueError(f"NO_TOOL_TOPICS[{_lang!r}]: unknown tool topic {_topic!r} for {_name!r}")
 
 # every user template table, by intent (the error makers reuse the single-call tables)
 TEMPLATE_TABLES = {
@@ -1982,3 +2167,10 @@ for _kind, _pairs in NO_TOOL_TABLES.items():
     NO_TOOL_SPLITS["sft"][_kind], NO_TOOL_SPLITS["rl"][_kind] = {}, {}
     for _lang in LANGS:
         NO_TOOL_SPLITS["sft"][_kind][_lang], NO_TOOL_SPLITS["rl"][_kind][_lang] = carve_rl(_pairs[_lang])
+# the "topic" kind: every template of a split around every topic (the templates are carved, not the pairs)
+NO_TOOL_SPLITS["sft"]["topic"], NO_TOOL_SPLITS["rl"]["topic"] = {}, {}
+for _lang in LANGS:
+    for _split, _templates in zip(("sft", "rl"), carve_rl(NO_TOOL_TOPIC_TEMPLATES[_lang])):
+        NO_TOOL_SPLITS[_split]["topic"][_lang] = [
+            (t.format(topic=topic), answer, tool) for t in _templates for topic, answer, tool in NO_TOOL_TOPICS[_lang]
+        ]

@@ -64,7 +64,7 @@ from dataset.agent_phrasings import (  # noqa: E402  the phrasing tables
     KEEP_CAPITAL, WEATHER_A, TIME_A, TIME_LOCAL_A, EXCHANGE_A, UNIT_A, MATH_A, TRANSLATE_A, PARALLEL_A,
     CHAIN_FAHRENHEIT_A, CHAIN_MONEY_A, CHAIN_PRICE_A, CHAIN_TOTAL_A, CORR_WEATHER_A, CORR_MATH_A,
     ERROR_WEATHER_A, ERROR_EXCHANGE_A, ERROR_TRANSLATE_A, ERROR_TIME_A, THINK_ERROR, THINK_DIRECT, LANGS,
-    TOOL_NAMES, NO_TOOL_TABLES, TOOL_TOPICS, TEMPLATE_TABLES, NO_TOOL_SPLITS, no_tool_eval_questions,
+    TOOL_NAMES, TOOL_TOPICS, TEMPLATE_TABLES, NO_TOOL_SPLITS, no_tool_eval_questions,
 )
 
 
@@ -104,8 +104,10 @@ SEEN_PER_SKILL = 40  # cases per skill of the second held-out set (SFT phrasings
 
 
 
-# how often make_no_tool draws each kind of train question
-NO_TOOL_KINDS = {"chat": 20, "ask": 45, "hard": 35}
+# how often make_no_tool draws each kind of train question ("topic": a template around a topic, the kind with
+# the most distinct questions, about 750 per language in SFT)
+NO_TOOL_KINDS = {"chat": 15, "ask": 25, "hard": 25, "topic": 35}
+SEEN_NO_TOOL_KINDS = ("chat", "ask", "hard")  # the seen-phrasing set's no_tool questions (as it was first made)
 
 
 # ==========================================================================================================
@@ -689,7 +691,7 @@ def make_no_tool(ctx, lang, question=None):
     kind = ctx.rng.choices(list(NO_TOOL_KINDS), weights=list(NO_TOOL_KINDS.values()))[0]
     entry = ctx.rng.choice(NO_TOOL_SPLITS[ctx.phrasing][kind][lang])
     sample = Sample("no_tool", lang, entry[0], [], entry[1], THINK_DIRECT[lang], wrap=kind != "chat")
-    if kind == "hard":
+    if len(entry) > 2 and entry[2]:  # about a tool ("hard", some "topic" ones): that tool is offered
         sample.mention = list(TOOL_NAMES) if entry[2] == "all" else [TOOL_TOPICS[entry[2]]]
     return sample
 
@@ -934,7 +936,7 @@ def eval_jobs(rng, phrasing, per_skill):
         if phrasing == "eval":
             questions = no_tool_eval_questions(lang)
         else:
-            pairs = [p for kind in NO_TOOL_SPLITS[phrasing].values() for p in kind[lang]]
+            pairs = [p for kind in SEEN_NO_TOOL_KINDS for p in NO_TOOL_SPLITS[phrasing][kind][lang]]
             questions = [p[0] for p in rng.sample(pairs, per_skill // 2)]
         jobs += [("no_tool", functools.partial(make_no_tool, question=q), lang) for q in questions]
     return jobs
@@ -1032,7 +1034,8 @@ def check_phrasings():
         if len({split for split, _ in owners}) > 1:
             where = "; ".join(f"{split}: {w}" for split, w in sorted(owners))
             raise DataCheckError(f"one phrasing in two phrasing splits: {where}")
-    questions = [e[0] for kinds in NO_TOOL_TABLES.values() for lang in LANGS for e in kinds[lang]]
+    questions = [e[0] for split in NO_TOOL_SPLITS.values() for kinds in split.values() for lang in LANGS
+                 for e in kinds[lang]]
     twice = sorted({q for q in questions if questions.count(q) > 1})
     if twice:
         raise DataCheckError(f"no_tool questions listed twice: {twice}")

@@ -52,6 +52,36 @@ def test_rl_prompts_are_never_sft_prompts(built):
     assert len(rl) == 500 and not [p for p in rl if p in sft]
 
 
+def test_topic_questions_keep_their_templates_apart_and_offer_their_tool(built):
+    """The "topic" no_tool kind (templates x topics) is carved by template, so an RL question never has an
+    SFT wording; no train topic is an eval topic; a question about a tool's subject is asked with that tool
+    offered (a hard negative)."""
+    from dataset.agent_phrasings import NO_TOOL_EVAL_TOPICS, NO_TOOL_TOPIC_TEMPLATES, NO_TOOL_TOPICS, carve_rl
+
+    for lang in data.LANGS:
+        sft_templates, rl_templates = carve_rl(NO_TOOL_TOPIC_TEMPLATES[lang])
+        assert sft_templates and rl_templates and not set(sft_templates) & set(rl_templates)
+        topics = {name for name, _, _ in NO_TOOL_TOPICS[lang]}
+        assert not topics & set(NO_TOOL_EVAL_TOPICS[lang])
+        sft = {q for q, *_ in data.NO_TOOL_SPLITS["sft"]["topic"][lang]}
+        rl = {q for q, *_ in data.NO_TOOL_SPLITS["rl"]["topic"][lang]}
+        assert len(sft) == len(sft_templates) * len(topics) and len(rl) == len(rl_templates) * len(topics)
+        assert not sft & rl
+    about_a_tool = {q: data.TOOL_TOPICS[tool] for lang in data.LANGS
+                    for q, _, tool in data.NO_TOOL_SPLITS["sft"]["topic"][lang] if tool}
+    checked = 0
+    for row in built["sft_agent.jsonl"]:
+        conv = row["conversations"]
+        if row["category"] != "no_tool":
+            continue
+        user = next(m["content"] for m in conv if m["role"] == "user")
+        for question, tool in about_a_tool.items():
+            if question in user:
+                assert tool in data.offered_names(conv), (user, tool)
+                checked += 1
+    assert checked > 0
+
+
 def test_only_writes_the_files_asked_for(tmp_path):
     data.main(["--out_dir", str(tmp_path), "--only", "agent_rl_pool.jsonl", "--n_rl_pool", "50"])
     assert sorted(os.listdir(tmp_path)) == ["agent_rl_pool.jsonl"]
