@@ -1667,87 +1667,212 @@ NO_TOOL_TOPICS = {
         ("牛顿运动定律", "牛顿运动定律描述了力和物体运动之间的关系,比如惯性定律。", ""),
     ],
     "en": [
-        ("humidity", "Humidity is how much water vapour the air holds; when it is high the air feels muggy.",
-         "weather"),
-        ("air pressure", "Air pressure is the weight of the air above us; falling pressure often means the "
-         "weather is about to change.", "weather"),
-        ("hurricanes", "Hurricanes are strong storms that form over warm oceans and bring high winds and heavy "
-         "rain.", "weather"),
-        ("the UV index", "The UV index says how strong the sun's ultraviolet rays are: the higher it is, the "
-         "faster skin burns.", "weather"),
-        ("fog", "Fog is a cloud at ground level, made of tiny water droplets that cut visibility.", "weather"),
-        ("monsoons", "A monsoon is a seasonal shift of winds that brings a long rainy season to places such as "
-         "South Asia.", "weather"),
-        ("daylight saving time", "Clocks move forward an hour in summer to make better use of evening "
-         "daylight, and back again in autumn.", "time"),
-        ("Greenwich Mean Time", "Greenwich Mean Time is the time at the Royal Observatory in Greenwich, "
-         "London, long the world's reference.", "time"),
-        ("atomic clocks", "Atomic clocks count the vibrations of atoms and drift less than a second in "
-         "millions of years.", "time"),
+        (
+            "humidity",
+            "Humidity is how much water vapour the air holds; when it is high the air feels muggy.",
+            "weather",
+        ),
+        (
+            "air pressure",
+            "Air pressure is the weight of the air above us; falling pressure often means the weather "
+            "is about to change.",
+            "weather",
+        ),
+        (
+            "hurricanes",
+            "Hurricanes are strong storms that form over warm oceans and bring high winds and heavy "
+            "rain.",
+            "weather",
+        ),
+        (
+            "the UV index",
+            "The UV index says how strong the sun's ultraviolet rays are: the higher it is, the faster "
+            "skin burns.",
+            "weather",
+        ),
+        (
+            "fog",
+            "Fog is a cloud at ground level, made of tiny water droplets that cut visibility.",
+            "weather",
+        ),
+        (
+            "monsoons",
+            "A monsoon is a seasonal shift of winds that brings a long rainy season to places such as "
+            "South Asia.",
+            "weather",
+        ),
+        (
+            "daylight saving time",
+            "Clocks move forward an hour in summer to make better use of evening daylight, and back "
+            "again in autumn.",
+            "time",
+        ),
+        (
+            "Greenwich Mean Time",
+            "Greenwich Mean Time is the time at the Royal Observatory in Greenwich, London, long the "
+            "world's reference.",
+            "time",
+        ),
+        (
+            "atomic clocks",
+            "Atomic clocks count the vibrations of atoms and drift less than a second in millions of "
+            "years.",
+            "time",
+        ),
         ("sundials", "A sundial tells the time from the shadow the sun casts on its face.", "time"),
         ("the euro", "The euro is the currency shared by most countries of the European Union.", "rate"),
-        ("the US dollar", "The US dollar is the currency of the United States and the one most used in "
-         "world trade.", "rate"),
-        ("credit cards", "A credit card lets you pay now and settle the bill later; paying it in full on time "
-         "avoids interest.", ""),
-        ("compound interest", "Compound interest is interest earned on earlier interest, so savings grow "
-         "faster the longer they stay.", "math"),
-        ("prime numbers", "A prime number is a whole number above 1 that only 1 and itself divide, like 2, 3, "
-         "5 and 7.", "math"),
+        (
+            "the US dollar",
+            "The US dollar is the currency of the United States and the one most used in world trade.",
+            "rate",
+        ),
+        (
+            "credit cards",
+            "A credit card lets you pay now and settle the bill later; paying it in full on time avoids"
+            " interest.",
+            "",
+        ),
+        (
+            "compound interest",
+            "Compound interest is interest earned on earlier interest, so savings grow faster the "
+            "longer they stay.",
+            "math",
+        ),
+        (
+            "prime numbers",
+            "A prime number is a whole number above 1 that only 1 and itself divide, like 2, 3, 5 and "
+            "7.",
+            "math",
+        ),
         ("pi", "Pi is the ratio of a circle's circumference to its diameter, about 3.14159.", "math"),
-        ("the Pythagorean theorem", "In a right triangle, the squares of the two shorter sides add up to the "
-         "square of the longest side.", "math"),
+        (
+            "the Pythagorean theorem",
+            "In a right triangle, the squares of the two shorter sides add up to the square of the "
+            "longest side.",
+            "math",
+        ),
         ("percentages", "A percentage is a part out of a hundred: 50% means half.", "math"),
-        ("fractions", "A fraction names a part of a whole, like one third when something is split into three "
-         "equal parts.", "math"),
-        ("light-years", "A light-year is the distance light travels in a year, about 9.46 trillion "
-         "kilometers.", "unit"),
-        ("nautical miles", "A nautical mile is the unit of distance at sea and in the air; it equals 1,852 "
-         "meters.", "unit"),
+        (
+            "fractions",
+            "A fraction names a part of a whole, like one third when something is split into three "
+            "equal parts.",
+            "math",
+        ),
+        (
+            "light-years",
+            "A light-year is the distance light travels in a year, about 9.46 trillion kilometers.",
+            "unit",
+        ),
+        (
+            "nautical miles",
+            "A nautical mile is the unit of distance at sea and in the air; it equals 1,852 meters.",
+            "unit",
+        ),
         ("calories", "A calorie is a unit of energy, used to say how much energy food provides.", "unit"),
         ("inches", "An inch is an imperial unit of length equal to 2.54 centimeters.", "unit"),
-        ("interpreting", "Interpreters turn speech from one language into another, sometimes while the "
-         "speaker is still talking.", "translate"),
-        ("idioms", "An idiom is a phrase whose meaning differs from its words, like 'break the ice'.",
-         "translate"),
-        ("volcanoes", "A volcano is an opening in the earth's crust where molten rock, ash and gas escape.", ""),
-        ("lunar eclipses", "A lunar eclipse happens when the earth passes between the sun and the moon and "
-         "its shadow darkens the moon.", ""),
-        ("dinosaurs", "Dinosaurs were reptiles that ruled the earth for over 160 million years and died out "
-         "66 million years ago.", ""),
+        (
+            "interpreting",
+            "Interpreters turn speech from one language into another, sometimes while the speaker is "
+            "still talking.",
+            "translate",
+        ),
+        (
+            "idioms",
+            "An idiom is a phrase whose meaning differs from its words, like 'break the ice'.",
+            "translate",
+        ),
+        (
+            "volcanoes",
+            "A volcano is an opening in the earth's crust where molten rock, ash and gas escape.",
+            "",
+        ),
+        (
+            "lunar eclipses",
+            "A lunar eclipse happens when the earth passes between the sun and the moon and its shadow "
+            "darkens the moon.",
+            "",
+        ),
+        (
+            "dinosaurs",
+            "Dinosaurs were reptiles that ruled the earth for over 160 million years and died out 66 "
+            "million years ago.",
+            "",
+        ),
         ("cells", "Cells are the smallest living units; every plant and animal is built from them.", ""),
         ("DNA", "DNA is the molecule that carries genetic instructions, shaped like a twisted ladder.", ""),
-        ("the internet", "The internet is a worldwide network that links computers so they can share "
-         "information.", ""),
-        ("electric cars", "Electric cars run on batteries that power an electric motor, with no exhaust while "
-         "driving.", ""),
+        (
+            "the internet",
+            "The internet is a worldwide network that links computers so they can share information.",
+            "",
+        ),
+        (
+            "electric cars",
+            "Electric cars run on batteries that power an electric motor, with no exhaust while "
+            "driving.",
+            "",
+        ),
         ("solar power", "Solar power turns sunlight into electricity, usually with solar panels.", ""),
         ("bees", "Bees collect nectar to make honey and pollinate many of the plants we eat.", ""),
-        ("the Great Wall of China", "The Great Wall is a chain of ancient fortifications that runs for "
-         "thousands of kilometers across northern China.", ""),
-        ("coffee", "Coffee is a drink brewed from roasted coffee beans; its caffeine helps people feel "
-         "alert.", ""),
+        (
+            "the Great Wall of China",
+            "The Great Wall is a chain of ancient fortifications that runs for thousands of kilometers "
+            "across northern China.",
+            "",
+        ),
+        (
+            "coffee",
+            "Coffee is a drink brewed from roasted coffee beans; its caffeine helps people feel alert.",
+            "",
+        ),
         ("green tea", "Green tea is made from unfermented tea leaves and keeps a fresh, grassy taste.", ""),
-        ("meditation", "Meditation is the practice of resting attention on the breath or the present moment "
-         "to calm the mind.", ""),
+        (
+            "meditation",
+            "Meditation is the practice of resting attention on the breath or the present moment to "
+            "calm the mind.",
+            "",
+        ),
         ("marathons", "A marathon is a long-distance race of about 42.2 kilometers.", ""),
         ("chess", "Chess is a strategy game for two players, each trying to checkmate the other's king.", ""),
-        ("the printing press", "The printing press made it possible to copy books quickly, which spread "
-         "knowledge widely.", ""),
-        ("compasses", "A compass has a magnetized needle that points north, which helps people find their "
-         "way.", ""),
+        (
+            "the printing press",
+            "The printing press made it possible to copy books quickly, which spread knowledge widely.",
+            "",
+        ),
+        (
+            "compasses",
+            "A compass has a magnetized needle that points north, which helps people find their way.",
+            "",
+        ),
         ("batteries", "A battery stores chemical energy and releases it as electricity.", ""),
-        ("cryptography", "Cryptography is the science of encrypting and decrypting information to keep it "
-         "secure.", ""),
+        (
+            "cryptography",
+            "Cryptography is the science of encrypting and decrypting information to keep it secure.",
+            "",
+        ),
         ("economics", "Economics studies how people use limited resources to meet their needs.", ""),
-        ("gravity", "Gravity is the force that pulls objects with mass toward each other; it keeps us on the "
-         "ground.", ""),
-        ("the Olympic Games", "The Olympic Games are an international sports event held every four years.", ""),
+        (
+            "gravity",
+            "Gravity is the force that pulls objects with mass toward each other; it keeps us on the "
+            "ground.",
+            "",
+        ),
+        (
+            "the Olympic Games",
+            "The Olympic Games are an international sports event held every four years.",
+            "",
+        ),
         ("giant pandas", "Giant pandas are bears native to China that eat mostly bamboo.", ""),
         ("recycling", "Recycling turns used paper, glass, metal and plastic into new products.", ""),
-        ("vitamins", "Vitamins are nutrients the body needs in small amounts, found in fruit and "
-         "vegetables.", ""),
-        ("Newton's laws of motion", "Newton's three laws describe how forces change the way objects move.", ""),
+        (
+            "vitamins",
+            "Vitamins are nutrients the body needs in small amounts, found in fruit and vegetables.",
+            "",
+        ),
+        (
+            "Newton's laws of motion",
+            "Newton's three laws describe how forces change the way objects move.",
+            "",
+        ),
     ],
 }
 
@@ -2172,5 +2297,7 @@ NO_TOOL_SPLITS["sft"]["topic"], NO_TOOL_SPLITS["rl"]["topic"] = {}, {}
 for _lang in LANGS:
     for _split, _templates in zip(("sft", "rl"), carve_rl(NO_TOOL_TOPIC_TEMPLATES[_lang])):
         NO_TOOL_SPLITS[_split]["topic"][_lang] = [
-            (t.format(topic=topic), answer, tool) for t in _templates for topic, answer, tool in NO_TOOL_TOPICS[_lang]
+            (t.format(topic=topic), answer, tool)
+            for t in _templates
+            for topic, answer, tool in NO_TOOL_TOPICS[_lang]
         ]
