@@ -105,7 +105,7 @@ SEEN_PER_SKILL = 40  # cases per skill of the second held-out set (SFT phrasings
 
 
 # how often make_no_tool draws each kind of train question ("topic": a template around a topic, the kind with
-# the most distinct questions, about 750 per language in SFT)
+# the most distinct questions, about 630 per language in SFT)
 NO_TOOL_KINDS = {"chat": 15, "ask": 25, "hard": 25, "topic": 35}
 SEEN_NO_TOOL_KINDS = ("chat", "ask", "hard")  # the seen-phrasing set's no_tool questions (as it was first made)
 
@@ -1036,7 +1036,7 @@ def check_phrasings():
             raise DataCheckError(f"one phrasing in two phrasing splits: {where}")
     questions = [e[0] for split in NO_TOOL_SPLITS.values() for kinds in split.values() for lang in LANGS
                  for e in kinds[lang]]
-    twice = sorted({q for q in questions if questions.count(q) > 1})
+    twice = sorted(q for q, n in Counter(questions).items() if n > 1)
     if twice:
         raise DataCheckError(f"no_tool questions listed twice: {twice}")
     eval_texts = [t for table in TEMPLATE_TABLES.values() for lang in LANGS for t in table["eval"][lang]]
