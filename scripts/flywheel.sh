@@ -19,7 +19,7 @@ MIX_RATIO=${MIX_RATIO:-0.5}       # share of rehearsed original SFT conversation
 SFT_EPOCHS=${SFT_EPOCHS:-2}
 SFT_LR=${SFT_LR:-2e-4}
 RL_STEPS=${RL_STEPS:-100}
-RL_WEIGHTS=${RL_WEIGHTS:-}        # --category_weights of the RL stage, e.g. parallel=3,chained=3,correction=2
+RL_WEIGHTS=${RL_WEIGHTS:-}        # --category_weights of the RL stage, e.g. parallel=3,chained=3 (empty: all alike)
 SEED=${SEED:-42}                  # the RL stage's seed, and the consolidation's when SEEDS is not given
 SEEDS=${SEEDS:-$SEED}             # e.g. "42 7": one consolidation per seed, then their average
 CASES=dataset/eval_toolcall.jsonl
@@ -59,7 +59,7 @@ fi
 
 echo "== 4. agent RL from the consolidated checkpoint ($RL_STEPS steps)"
 python trainer/train_agent.py --from_weight "${TAG}_sft" --save_weight "$TAG" --max_steps "$RL_STEPS" \
-    --eval_interval 50 --seed "$SEED" ${RL_WEIGHTS:+--category_weights "$RL_WEIGHTS"}
+    --eval_interval 50 --seed "$SEED" --category_weights "$RL_WEIGHTS"
 
 echo "== 5. evaluate the final weights of the RL run (its best evaluation was picked on this same set)"
 python scripts/eval_toolcall.py --weight "$TAG" --cases "$CASES" --out "out/${TAG}_eval.json"

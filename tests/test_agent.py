@@ -382,7 +382,10 @@ def test_first_update_importance_ratio_is_one(tmp_path, tok):
     train_agent.main(args + ["--max_steps", "1", "--skip_zero_std", "0"])
     first = read_metrics(tmp_path / "out")[0]
     assert first["trained_samples"] == 4  # every sequence of the batch went through the update
-    assert first["prompts"] == train_agent.epoch_batches(["single"] * 4, 2, 42, 0)[0]  # the prompts it trained on
+    with open(args[args.index("--data_path") + 1], encoding="utf-8") as f:
+        categories = [json.loads(line)["category"] for line in f]
+    weights = train_agent.parse_category_weights(train_agent.parse_args([]).category_weights)
+    assert first["prompts"] == train_agent.epoch_batches(categories, 2, 42, 0, weights)[0]  # what it trained on
     assert first["stepped"] and abs(first["ratio_mean"] - 1) < 0.01 and first["ratio_max"] < 1.01
     assert os.path.exists(tmp_path / "out" / "agent_64.pth")
 

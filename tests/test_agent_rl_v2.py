@@ -90,8 +90,9 @@ def test_token_level_loss_does_not_depend_on_the_micro_batch(tmp_path, tok):
     weights = []
     for micro in ("1", "4"):
         run = tmp_path / micro
+        # every prompt alike: the batch whose rounding the tolerance below was set on
         args = tiny_setup(run, tok) + ["--skip_zero_std", "0", "--loss_norm", "token", "--max_steps", "1",
-                                       "--train_micro_batch", micro]
+                                       "--train_micro_batch", micro, "--category_weights", ""]
         train_agent.main(args)
         weights.append(torch.load(run / "out" / "agent_64.pth", weights_only=True))
         assert read_metrics(run / "out")[0]["stepped"]
@@ -129,6 +130,11 @@ def test_dynamic_sampling_draws_until_the_step_has_its_informative_groups(tok):
         assert groups.prompts == [i for batch in batches[:chunks] for i in batch]
         assert len(groups.trajs) == len(groups.rewards) == 2 * len(groups.items) == 4 * chunks
         assert (groups.group_std > 0).sum() == informative
+        by_category = train_agent.groups_by_category(groups.items, groups.group_std)
+        assert sum(n for n, _ in by_category.values()) == 2 * chunks
+        assert sum(k for _, k in by_category.values()) == informative
+        for name, (n, k) in by_category.items():
+            assert n == sum(it["category"] == name for it in groups.items) and 0 <= k <= n
     # the epoch's end stops the drawing
     state = FakeState(tok, scripts, argv + ["9"])
     assert train_agent.collect_groups(state, dataset, batches, 3).chunks == 1

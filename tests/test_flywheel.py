@@ -202,6 +202,18 @@ def test_weighted_epoch_order_covers_every_prompt_and_favours_heavy_categories()
         parse_category_weights("chained=x")
 
 
+def test_the_default_weights_name_the_pool_categories_and_a_typo_is_reported(capsys):
+    from trainer.train_agent import category_weights, parse_args
+    pool = [json.loads(line)["category"] for line in open(os.path.join(ROOT, "dataset", "agent_rl.jsonl"))]
+    args = parse_args([])
+    weights = category_weights(args, pool, True)
+    assert weights and set(weights) <= set(pool) and not capsys.readouterr().out
+    args = parse_args(["--category_weights", "no-tool=3,chained=2"])
+    assert category_weights(args, pool, True) == {"no-tool": 3.0, "chained": 2.0}
+    assert "no-tool, which no prompt of" in capsys.readouterr().out
+    assert category_weights(parse_args(["--category_weights", ""]), pool, True) == {}
+
+
 def test_groups_with_equal_rewards_are_left_out_of_the_update(tmp_path, tok):
     from tests.test_agent import read_metrics, tiny_setup
 
