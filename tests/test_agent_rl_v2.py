@@ -4,6 +4,7 @@ import os
 import re
 import shutil
 
+import pytest
 import torch
 
 import trainer.train_agent as train_agent
@@ -177,3 +178,10 @@ def test_a_time_budget_stops_the_run_after_the_step_that_spends_it_and_saves(tmp
     assert [m["step"] for m in read_metrics(tmp_path / "out")] == [1]
     assert os.path.exists(tmp_path / "out" / "agent_64.pth")
     assert os.path.exists(tmp_path / "out" / "agent_64_resume.pth")
+
+
+def test_resuming_with_other_category_weights_is_refused(tmp_path, tok):
+    args = tiny_setup(tmp_path, tok) + ["--max_steps", "1"]
+    train_agent.main(args)
+    with pytest.raises(ValueError, match="category_weights 'no_tool=3,parallel=3,chained=3'"):
+        train_agent.main(args + ["--max_steps", "2", "--from_resume", "1", "--category_weights", ""])

@@ -1049,6 +1049,7 @@ class TrainState:
             "rollbacks": self.rollbacks,
             # progress in global units: a run saved by N processes resumes with any number of them
             "batch_size": self.args.batch_size,
+            "category_weights": self.args.category_weights,  # with the seed, the order of the prompts
             "prompts_done": self.prompts_done,
             "samples_done": self.prompts_done * self.args.num_generations,
             "world_size": self.dist.world_size,
@@ -1060,6 +1061,10 @@ class TrainState:
         if extra.get("batch_size", self.args.batch_size) != self.args.batch_size:
             raise ValueError(f"{path} was saved with --batch_size {extra['batch_size']}; resuming with "
                              f"{self.args.batch_size} would start at another data position")
+        saved = extra.get("category_weights", self.args.category_weights)
+        if parse_category_weights(saved) != parse_category_weights(self.args.category_weights):
+            raise ValueError(f"{path} was saved with --category_weights {saved!r}; resuming with "
+                             f"{self.args.category_weights!r} would draw the prompts in another order")
         self.model.load_state_dict(ckpt["model"])
         self.optimizer.load_state_dict(ckpt["optimizer"])
         set_rng_state(ckpt["rng"])
