@@ -997,7 +997,7 @@ def add_training_args(parser):
     parser.add_argument("--dtype", default=None, choices=["float32", "bfloat16", "float16"],
                         help="autocast dtype (default: bfloat16 on CPU)")
     parser.add_argument("--seed", type=int, default=42)
-    parser.add_argument("--max_steps", type=int, default=150,
+    parser.add_argument("--max_steps", type=int, default=300,
                         help="stop after this many optimizer steps (-1: the epochs; the 20,000-prompt "
                              "pool is 1,250 steps of 16 prompts)")
     parser.add_argument("--max_minutes", type=float, default=0.0,
