@@ -105,7 +105,7 @@ def parse_args(argv=None):
     parser.add_argument("--peak_repeats", type=int, default=None, help="matmuls per size; the best counts")
     # --- runtime ---
     parser.add_argument("--device", default="auto")
-    parser.add_argument("--dtype", default=None, choices=list(DTYPES), help="autocast dtype (bf16 on CPU)")
+    parser.add_argument("--dtype", default=None, choices=list(DTYPES), help="autocast dtype (bf16 where the CPU has it)")
     parser.add_argument("--threads", type=int, default=0, help="torch threads (0 = torch's default)")
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--out", default=None, help="write the results as JSON here")

@@ -390,6 +390,19 @@ def test_first_update_importance_ratio_is_one(tmp_path, tok):
     assert os.path.exists(tmp_path / "out" / "agent_64.pth")
 
 
+def test_interval_zero_turns_periodic_saves_and_logs_off(tmp_path, tok, capsys, monkeypatch):
+    """--save_interval 0 / --log_interval 0: no periodic checkpoint or log line, the final save still."""
+    args = tiny_setup(tmp_path, tok)
+    args[args.index("--save_interval") + 1] = "0"
+    saved_at, save = [], train_agent.save_checkpoints
+    monkeypatch.setattr(train_agent, "save_checkpoints",
+                        lambda state, *a: (saved_at.append(state.step), save(state, *a)))
+    train_agent.main(args + ["--max_steps", "2", "--skip_zero_std", "0", "--log_interval", "0"])
+    assert saved_at == [2] and len(read_metrics(tmp_path / "out")) == 2  # (with 1: [1, 2, 2])
+    assert os.path.exists(tmp_path / "out" / "agent_64.pth")
+    assert "step 1 |" not in capsys.readouterr().out
+
+
 def test_resume_equals_uninterrupted(tmp_path, tok, monkeypatch):
     """3 straight steps == 2 steps, stop, resume from the checkpoint written at step 2, 1 more step."""
     args = tiny_setup(tmp_path, tok, n_prompts=6) + ["--skip_zero_std", "0"]  # every step updates

@@ -189,3 +189,22 @@ def test_yarn_scales_the_slow_dimensions_as_upstream_computes_it():
         a = tiny()(ids).logits
         b = tiny(inference_rope_scaling=True)(ids).logits
     assert not torch.allclose(a, b)  # the flag changes the model (it did nothing before)
+
+
+def cpu_flags():
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            line = next(line for line in f if line.startswith("flags"))
+    except (OSError, StopIteration):
+        return None
+    return set(line.split(":", 1)[1].split())
+
+
+@pytest.mark.skipif(cpu_flags() is None or "sse2" not in (cpu_flags() or ()), reason="needs x86 /proc/cpuinfo")
+def test_default_dtype_is_bf16_only_on_a_cpu_with_bf16_kernels():
+    """An AVX2-only CPU has no oneDNN bf16 kernels (its bf16 matmul is ~100x slower than fp32): fp32 there."""
+    from trainer.trainer_utils import cpu_has_fast_bf16, default_dtype
+
+    avx512 = {"avx512bw", "avx512vl", "avx512dq"} <= cpu_flags()
+    assert cpu_has_fast_bf16() == avx512
+    assert default_dtype("cpu") == ("bfloat16" if avx512 else "float32")

@@ -56,8 +56,8 @@ from trainer.tool_runner import ToolError, ToolRunner, cap_tool_result
 from trainer.trainer_utils import (
     DistInfo, RankShare, add_model_args, add_upstream_args, all_ranks_any, all_ranks_sum, autocast,
     average_record, barrier, broadcast_flag, broadcast_weights, close_distributed, cosine_lr, default_dtype,
-    grad_sync, init_distributed, init_model, load_resume, loss_share, open_log, resolve_device, resume_path,
-    save_resume, set_rank_seed, set_rng_state, set_seed, split_batch, wrap_ddp,
+    every, grad_sync, init_distributed, init_model, load_resume, loss_share, open_log, resolve_device,
+    resume_path, save_resume, set_rank_seed, set_rng_state, set_seed, split_batch, wrap_ddp,
 )
 
 
@@ -995,7 +995,8 @@ def add_training_args(parser):
     # --- runtime ---
     parser.add_argument("--device", default="auto")
     parser.add_argument("--dtype", default=None, choices=["float32", "bfloat16", "float16"],
-                        help="autocast dtype (default: bfloat16 on CPU)")
+                        help="autocast dtype (default: bfloat16 where the CPU has bf16 kernels, "
+                             "else float32)")
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--max_steps", type=int, default=300,
                         help="stop after this many optimizer steps (-1: the epochs; the 20,000-prompt "
@@ -1003,8 +1004,9 @@ def add_training_args(parser):
     parser.add_argument("--max_minutes", type=float, default=0.0,
                         help="also stop after this many minutes of this process's wall time (0 = off)")
     parser.add_argument("--log_interval", type=int, default=10,
-                        help="steps between terminal lines (the metrics file gets every step)")
-    parser.add_argument("--save_interval", type=int, default=20, help="steps between weight/resume saves")
+                        help="steps between terminal lines (the metrics file gets every step; 0 = none)")
+    parser.add_argument("--save_interval", type=int, default=20,
+                        help="steps between weight/resume saves (0 = only at the end)")
     parser.add_argument("--from_resume", type=int, default=0, choices=[0, 1])
     parser.add_argument("--debug_mode", action="store_true", help="print whole trajectories")
     parser.add_argument("--debug_interval", type=int, default=20)
@@ -1426,7 +1428,7 @@ def log_step(state: TrainState, record: dict, bar):
         state.metrics_file.write(json.dumps(record) + "\n")
         state.metrics_file.flush()
     bar.set_postfix(reward=f"{record['reward']:.3f}", kl=f"{record['kl']:.4f}")
-    if state.dist.is_main and record["step"] % state.args.log_interval == 0:
+    if state.dist.is_main and every(record["step"], state.args.log_interval):
         tqdm.write(f"step {record['step']} | " + " | ".join(f"{k} {record[k]:.4g}" for k in TERMINAL_KEYS))
 
 
@@ -1464,12 +1466,12 @@ def rl_train_epoch(state: TrainState, dataset, batches, epoch: int, start_batch:
         record = step_record(state, epoch, groups, update, stepped, grad_norm, time.time() - t0)
         record = average_record(record, len(groups.trajs) * groups.rank_share.weight, state.dist)
         log_step(state, record, bar)
-        if args.debug_mode and state.step % args.debug_interval == 0 and state.dist.is_main:
+        if args.debug_mode and every(state.step, args.debug_interval) and state.dist.is_main:
             debug_print(state, groups.trajs, groups.rewards)
         # Phase 7: save and evaluate
-        if stepped and state.step % args.save_interval == 0 and state.dist.is_main:
+        if stepped and every(state.step, args.save_interval) and state.dist.is_main:
             save_checkpoints(state, epoch, b)
-        if stepped and args.eval_interval > 0 and state.step % args.eval_interval == 0:
+        if stepped and every(state.step, args.eval_interval):
             periodic_eval_on_rank0(state)
         if args.max_minutes > 0 and time.time() - state.started > 60 * args.max_minutes:
             state.stop_requested = True  # the time budget is spent: configurations compared at equal time

@@ -40,7 +40,7 @@ from dataset.lm_dataset import LengthGroupedSampler, SFTDataset, mix_in, sft_col
 from model.model_minimind import count_parameters, save_minimind, weight_path
 from trainer.trainer_utils import (
     add_model_args, add_runtime_args, add_upstream_args, all_ranks_any, all_ranks_sum, autocast, barrier,
-    close_distributed, cosine_lr, grad_sync, init_distributed, init_model, load_resume, open_log,
+    close_distributed, cosine_lr, every, grad_sync, init_distributed, init_model, load_resume, open_log,
     resolve_runtime, resume_path, save_resume, set_rank_seed, set_rng_state, set_seed, split_batch, wrap_ddp,
 )
 
@@ -291,7 +291,7 @@ def optimizer_step(run: SFTRun, loss):
 
 def log_and_validate(run: SFTRun, epoch: int, lr: float, grad_norm: float, t0: float, bar):
     args, step = run.args, run.step
-    if step % args.log_interval == 0 or step == run.total_steps:
+    if every(step, args.log_interval) or step == run.total_steps:
         elapsed = time.time() - t0
         tokens_all = all_ranks_sum(run.tokens_seen, run.dist)
         record = {"step": step, "epoch": epoch, "loss": round(run.loss_sum / run.loss_n, 4), "lr": lr,
@@ -303,7 +303,7 @@ def log_and_validate(run: SFTRun, epoch: int, lr: float, grad_norm: float, t0: f
             run.log_file.write(json.dumps(record) + "\n")
             run.log_file.flush()
         run.loss_sum, run.loss_n = 0.0, 0
-    if (step % args.eval_interval == 0 or step == run.total_steps) and run.dist.is_main:
+    if (every(step, args.eval_interval) or step == run.total_steps) and run.dist.is_main:
         val_loss = evaluate(run.model, run.val_set, args)
         improved = val_loss < run.best_val
         run.best_val = min(run.best_val, val_loss)
@@ -337,7 +337,7 @@ def run_epoch(run: SFTRun, epoch: int, t0: float, bar) -> bool:
         stopping = all_ranks_any(run.stop_signal is not None, run.dist)  # a signal may reach one rank first
         log_and_validate(run, epoch, lr, grad_norm, t0, bar)
         if (
-            run.step % args.save_interval == 0 or run.step == run.total_steps or stopping
+            every(run.step, args.save_interval) or run.step == run.total_steps or stopping
         ) and run.dist.is_main:
             # the unwrapped model: the checkpoint fits any number of processes
             save_resume(run.resume_path, run.model, run.optimizer, run.step,

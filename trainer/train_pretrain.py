@@ -29,7 +29,7 @@ from tqdm import tqdm
 from dataset.lm_dataset import PretrainDataset
 from model.model_minimind import count_parameters, save_minimind, weight_path
 from trainer.trainer_utils import (
-    add_model_args, add_runtime_args, add_upstream_args, autocast, cosine_lr, init_model, load_resume,
+    add_model_args, add_runtime_args, add_upstream_args, autocast, cosine_lr, every, init_model, load_resume,
     open_log, resolve_runtime, resume_path, save_resume, set_rng_state, set_seed,
 )
 
@@ -157,18 +157,18 @@ def train(args):
         loss_sum, loss_n = loss_sum + loss, loss_n + 1
         bar.update(1)
 
-        if step % args.log_interval == 0 or step == total_steps:
+        if every(step, args.log_interval) or step == total_steps:
             elapsed = time.time() - t0
             bar.set_postfix(loss=round(loss_sum / loss_n, 4), lr=f"{lr:.2e}")
             write_log(log_file, {"step": step, "epoch": epoch, "loss": round(loss_sum / loss_n, 4), "lr": lr,
                                  "grad_norm": round(grad_norm, 3), "tok_per_s": round(tokens / elapsed),
                                  "elapsed_s": round(elapsed)})
             loss_sum, loss_n = 0.0, 0
-        if step % args.eval_interval == 0 or step == total_steps:
+        if every(step, args.eval_interval) or step == total_steps:
             val_loss = evaluate(model, val_blocks, args)
             tqdm.write(f"step {step} | val_loss {val_loss:.4f}")
             write_log(log_file, {"step": step, "val_loss": round(val_loss, 4)})
-        if step % args.save_interval == 0 or step == total_steps or stop["signal"] is not None:
+        if every(step, args.save_interval) or step == total_steps or stop["signal"] is not None:
             save_resume(ckpt_path, model, optimizer, step, {"epoch": epoch})
         if stop["signal"] is not None:
             break
