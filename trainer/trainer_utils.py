@@ -64,9 +64,9 @@ def add_runtime_args(parser, log_interval: int, eval_interval: int, save_interva
                              "else float32)")
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--log_interval", type=int, default=log_interval,
-                        help="steps between log lines (0: none)")
+                        help="steps between log lines (0: only at the end)")
     parser.add_argument("--eval_interval", type=int, default=eval_interval,
-                        help="steps between validation passes (0: none)")
+                        help="steps between validation passes (0: only at the end)")
     parser.add_argument("--save_interval", type=int, default=save_interval,
                         help="steps between resume checkpoints (0: only at the end)")
     parser.add_argument("--max_steps", type=int, default=-1, help="stop after this many optimizer steps")
