@@ -180,6 +180,11 @@ class Attention(nn.Module):
         v = v.view(B, T, self.n_kv_heads, hd).transpose(1, 2)  # (B, Hkv, T, hd)
         q = apply_rope(q, cos, sin)
         k = apply_rope(k, cos, sin)
+        if hasattr(cache, "attend"):
+            # a cache that computes the attention itself: the rollout engine's, whose rows share prompts
+            # (trainer/rollout_engine.SharedPromptCache); attn_mask covers the rows' own positions
+            y = cache.attend(q, k, v, attn_mask, self.layer_idx)  # (B, H, T, hd)
+            return self.o_proj(y.transpose(1, 2).reshape(B, T, self.n_heads * hd))
         if cache is not None:
             k, v = cache.update(k, v, self.layer_idx)  # (B, Hkv, S, hd), S = past + T
         if self.n_kv_heads != self.n_heads and T == 1:

@@ -164,6 +164,81 @@ def test_kv_buffer_appends_in_place_and_grows():
     assert torch.equal(cache.keys[0][:, :, :7], torch.cat(ks, 2)[[1, 1, 0]])
 
 
+def test_shared_prompt_attention_equals_attention_over_the_whole_cache():
+    """Cascade attention (each row's prompt once per group, its own tokens apart, merged by log-sum-exp) is
+    softmax attention over the prompt and the own tokens together: with left padding in both levels,
+    groups of different sizes after a row selection, several new tokens under a causal mask, and GQA."""
+    from trainer.rollout_engine import SharedPromptCache
+
+    torch.manual_seed(0)
+    G, P, kv_heads, rep, hd = 3, 6, 2, 2, 8
+    prompt_len = [6, 4, 2]
+    prefix_mask = torch.zeros(G, P, dtype=torch.long)
+    for g, n in enumerate(prompt_len):
+        prefix_mask[g, P - n:] = 1
+    prefix = [(torch.randn(G, kv_heads, P, hd), torch.randn(G, kv_heads, P, hd))]
+    group = torch.tensor([0, 0, 0, 1, 1, 2, 2, 2])
+    cache = SharedPromptCache(prefix, prefix_mask, [("a",), ("b",), ("c",)], group, room=8)
+    cache.reorder_cache(torch.tensor([7, 0, 3, 1, 5]))  # groups of 2, 1 and 2 rows, interleaved
+    assert cache.group.tolist() == [2, 0, 1, 0, 2] and cache.rows_per_group == 2
+    cache.reorder_cache(torch.tensor([0, 1, 3, 4]))  # prompt 1 loses its last row and is dropped
+    assert cache.group.tolist() == [1, 0, 0, 1] and len(cache.prefix_keys) == 2
+    B, own_past, T = 4, 3, 2
+    own_mask = torch.ones(B, own_past + T, dtype=torch.long)
+    own_mask[0, :2] = 0  # left padding of the own level
+    k_past, v_past = torch.randn(B, kv_heads, own_past, hd), torch.randn(B, kv_heads, own_past, hd)
+    cache.own.update(k_past, v_past, 0)
+    q = torch.randn(B, kv_heads * rep, T, hd)
+    k_new, v_new = torch.randn(B, kv_heads, T, hd), torch.randn(B, kv_heads, T, hd)
+    from model.model_minimind import build_attention_mask
+    mask = build_attention_mask(own_mask, own_past, T, "cpu")
+    out = cache.attend(q, k_new, v_new, mask, 0)
+    # the reference: one cache per row, [its prompt | its own tokens], plain SDPA
+    rows = cache.group
+    keys = torch.cat([prefix[0][0][[0, 2]][rows], k_past, k_new], 2).repeat_interleave(rep, 1)
+    values = torch.cat([prefix[0][1][[0, 2]][rows], v_past, v_new], 2).repeat_interleave(rep, 1)
+    allowed = torch.cat([prefix_mask[[0, 2]][rows].bool()[:, None, None, :].expand(B, 1, T, P), mask], -1)
+    ref = torch.nn.functional.scaled_dot_product_attention(q, keys, values, attn_mask=allowed)
+    assert torch.allclose(out, ref, atol=1e-5)
+    # prompt lengths 2, 6, 6, 2; own real tokens before the new ones: 1, 3, 3, 3
+    assert cache.positions(own_mask, T).tolist() == [[3, 4], [9, 10], [9, 10], [5, 6]]
+
+
+def test_rollouts_are_the_same_with_and_without_shared_prompts(tok):
+    """A SharedPromptCache samples the same tokens with the same log-probs as one-level cache rows, on the
+    first turn and on a next turn from the kept K/V, and the shared path is the one taken."""
+    from trainer.rollout_engine import SharedPromptCache
+
+    model = tiny_model(seed=2)
+    long_prompt = encode(tok, render(tok, weather_prompt(), TOOLS, add_generation_prompt=True))
+    prompts = [long_prompt] * 4 + [[1, 50, 60, 70]] * 4
+    attends = []
+    original = SharedPromptCache.attend
+
+    def counted(self, *args):
+        attends.append(1)
+        return original(self, *args)
+
+    outs = []
+    for share in (True, False):
+        engine = TorchRolloutEngine(model, tok.eos_token_id, tok.pad_token_id, reuse_prefix=True,
+                                    share_prompts=share)
+        SharedPromptCache.attend = counted
+        try:
+            torch.manual_seed(5)
+            first = engine.rollout(prompts, max_new_tokens=8, temperature=1.0)
+            turn2 = [p + c + [40 + i] for i, (p, c) in enumerate(zip(prompts, first.completion_ids))]
+            second = engine.rollout(turn2, max_new_tokens=8, temperature=1.0)
+        finally:
+            SharedPromptCache.attend = original
+        outs.append((first, second, len(attends)))
+    assert outs[0][2] > 0 and outs[1][2] == outs[0][2]  # the shared path ran, the one-level one never
+    for a, b in zip(outs[0][:2], outs[1][:2]):
+        assert a.completion_ids == b.completion_ids
+        for x, y in zip(a.logps, b.logps):
+            assert torch.allclose(torch.tensor(x), torch.tensor(y), atol=1e-5)
+
+
 def test_next_turn_continues_from_the_kept_cache(tok):
     """With reuse_prefix a prompt that extends a row of the previous call is prefilled from its kept K/V:
     the same tokens and log-probs as a fresh prefill of the whole context, and nothing kept across new weights."""

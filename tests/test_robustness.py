@@ -67,13 +67,14 @@ def test_parse_tool_calls_never_raises(text):
 @SETTINGS
 @given(model_text(), st.integers(min_value=1, max_value=4))
 def test_parse_tool_calls_is_linear(text, scale):
-    """Any text repeated until it is ~100 KB parses in well under a second: no backtracking blow-up."""
+    """Any text repeated until it is ~100 KB parses within 2 s (up to 0.7 s seen on a slow 2-core CPU): no
+    backtracking blow-up, whose time grows with the square of the length or worse."""
     if not text:
         return
     big = text * (scale * 25_000 // len(text) + 1)
     start = time.perf_counter()
     calls = parse_tool_calls(big)
-    assert time.perf_counter() - start < 0.5
+    assert time.perf_counter() - start < 2.0
     assert len(calls) <= big.count("<tool_call>")
 
 

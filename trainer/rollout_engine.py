@@ -194,13 +194,136 @@ class KVBuffer:
         return self.keys[layer_idx][:, :, :end], self.values[layer_idx][:, :, :end]
 
     def reorder_cache(self, index):
-        """Keep batch rows `index` (in that order)."""
-        self.keys = [k.index_select(0, index) for k in self.keys]
-        self.values = [v.index_select(0, index) for v in self.values]
+        """Keep batch rows `index` (in that order). Only the positions written are copied, not the room."""
+        for buffers in (self.keys, self.values):
+            for layer, old in enumerate(buffers):
+                n = self.lengths[layer]
+                buffers[layer] = old.new_empty((len(index), *old.shape[1:]))
+                buffers[layer][:, :, :n] = old[:, :, :n].index_select(0, index)
 
     def row(self, i: int, positions):
         """Row i's keys and values at `positions`, per layer: [(K, V)], each (kv_heads, len, head_dim)."""
         return [(k[i][:, positions], v[i][:, positions]) for k, v in zip(self.keys, self.values)]
+
+
+def attention_with_lse(q, k, v, bias):
+    """softmax(q k^T / sqrt(hd) + bias) v, and each query's log-sum-exp of its scores: (out, lse), shapes
+    (B, H, L, hd) and (B, H, L). bias: additive, q's dtype, broadcast to (B, H, L, S). On CPU one fused kernel
+    (SDPA's flash kernel, which returns the log-sum-exp), elsewhere the formula."""
+    if q.device.type == "cpu":
+        return torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(q, k, v, attn_mask=bias)
+    scores = (q.float() @ k.float().transpose(-1, -2)) * q.shape[-1] ** -0.5 + bias.float()
+    lse = scores.logsumexp(-1)
+    return ((scores - lse[..., None]).exp() @ v.float()).to(q.dtype), lse
+
+
+def additive_mask(allowed, dtype):
+    """A boolean mask (True = may attend) as an additive one: 0 where allowed, -inf elsewhere."""
+    bias = torch.zeros(allowed.shape, dtype=dtype, device=allowed.device)
+    return bias.masked_fill_(~allowed, float("-inf"))
+
+
+class SharedPromptCache:
+    """The KV cache of a sampling batch whose rows share prompts (a prompt's G samples, on every turn).
+
+    Two levels: the keys and values of each distinct prompt once (`prefix`: per layer (K, V), each
+    (groups, kv_heads, P, head_dim), left padded, `prefix_mask` (groups, P) 1 on real positions), and each
+    row's own tokens after its prompt in a KVBuffer. `group[i]` is row i's prompt. The model calls attend()
+    in place of its attention: each query attends to its prompt and to its row's own tokens separately, and
+    the two halves are merged by their log-sum-exp, which is exactly softmax attention over both
+    ("cascade" attention). The prompt half runs once per prompt for all its rows' queries (one matrix
+    product against K/V read once), a prompt's cache is never copied to its rows, and picking rows
+    (reorder_cache) moves only their own tokens. Positions: a row's own tokens continue after its prompt's
+    real length (positions()).
+    """
+
+    def __init__(self, prefix, prefix_mask, prefix_keys, group, room: int):
+        self.prefix, self.prefix_mask, self.prefix_keys = prefix, prefix_mask, prefix_keys
+        self.own = KVBuffer(room)
+        self.kept_prefix = {}  # group -> its prompt's real K/V per layer, for TorchRolloutEngine.keep_row
+        self.own_bias = (None, None)  # ((the model's mask of a forward, T, S, dtype), its additive form)
+        self.set_rows(group)
+
+    def set_rows(self, group):
+        """Row i belongs to prompt group[i]; prompts no row uses are dropped."""
+        groups = group.tolist()
+        used = sorted(set(groups))
+        if len(used) < self.prefix_mask.shape[0]:
+            index = torch.tensor(used, device=group.device)
+            self.prefix = [(k.index_select(0, index), v.index_select(0, index)) for k, v in self.prefix]
+            self.prefix_mask = self.prefix_mask.index_select(0, index)
+            self.prefix_keys = [self.prefix_keys[g] for g in used]
+            self.kept_prefix = {used.index(g): kv for g, kv in self.kept_prefix.items() if g in used}
+            new = {g: n for n, g in enumerate(used)}
+            groups = [new[g] for g in groups]
+        slots, count = [], {}
+        for g in groups:  # row i is the slots[i]-th row of its prompt
+            slots.append(count.get(g, 0))
+            count[g] = slots[-1] + 1
+        self.rows_per_group = max(count.values())
+        self.group = torch.tensor(groups, device=group.device)
+        self.slot = torch.tensor(slots, device=group.device)
+        self.prefix_lengths = self.prefix_mask.sum(-1)
+        self.prefix_bias = None  # made in the queries' dtype at the first attend()
+
+    def get_seq_length(self, layer_idx: int = 0) -> int:
+        return self.own.get_seq_length(layer_idx)  # the model's mask and positions cover own positions only
+
+    def reorder_cache(self, index):
+        self.own.reorder_cache(index)
+        self.set_rows(self.group.index_select(0, index))
+
+    def positions(self, own_mask, q_len: int):
+        """Position ids (B, q_len) of the last q_len own positions: after the prompt's real tokens."""
+        pos = (own_mask.long().cumsum(-1)[:, -q_len:] - 1).clamp(min=0)
+        return pos + self.prefix_lengths.index_select(0, self.group)[:, None]
+
+    def context_length(self, own_mask) -> int:
+        """Key positions per row (padded) that attention reads: the prompt's and the row's own."""
+        return self.prefix_mask.shape[1] + own_mask.shape[1]
+
+    def attend(self, q, k, v, attn_mask, layer_idx: int):
+        """q (B, H, T, hd); k, v (B, Hkv, T, hd): the new tokens; attn_mask: the model's boolean mask over
+        own positions, (B | 1, 1, T, S), or None (plain causal). Returns the output (B, H, T, hd)."""
+        B, H, T, hd = q.shape
+        kv_heads = k.shape[1]
+        rep = H // kv_heads
+        k_own, v_own = self.own.update(k, v, layer_idx)
+        # the rep query heads that share a key/value head are one block of rep * T query rows: K/V read as is
+        q = q.reshape(B, kv_heads, rep * T, hd)
+        S = k_own.shape[2]
+        key = (attn_mask, T, S, q.dtype)  # the model passes one mask object to every layer of a forward
+        cached = self.own_bias[0]
+        if cached is None or cached[0] is not attn_mask or cached[1:] != key[1:]:
+            allowed = attn_mask
+            if allowed is None:  # causal among the new tokens
+                allowed = torch.ones(T, S, dtype=torch.bool, device=q.device).tril(S - T)[None, None]
+            if T > 1:  # query row r * T + t is token t
+                allowed = allowed.repeat(1, 1, rep, 1)
+            self.own_bias = (key, additive_mask(allowed, q.dtype))
+        out_own, lse_own = attention_with_lse(q, k_own.to(q.dtype), v_own.to(q.dtype), self.own_bias[1])
+        # the prompt half: the queries of each prompt's rows side by side, (groups, kv_heads, R * rep * T, hd)
+        G, R = self.prefix_mask.shape[0], self.rows_per_group
+        if self.prefix_bias is None or self.prefix_bias.dtype != q.dtype:
+            self.prefix_bias = additive_mask(self.prefix_mask.bool()[:, None, None, :], q.dtype)
+        grouped = q.new_zeros(G, R, kv_heads, rep * T, hd)
+        grouped[self.group, self.slot] = q
+        grouped = grouped.transpose(1, 2).reshape(G, kv_heads, R * rep * T, hd)
+        k_pre, v_pre = self.prefix[layer_idx]
+        out_pre, lse_pre = attention_with_lse(grouped, k_pre.to(q.dtype), v_pre.to(q.dtype), self.prefix_bias)
+        out_pre = out_pre.view(G, kv_heads, R, rep * T, hd).transpose(1, 2)[self.group, self.slot]
+        lse_pre = lse_pre.view(G, kv_heads, R, rep * T).transpose(1, 2)[self.group, self.slot]
+        # softmax over both halves: each half's output weighted by its share of the total exp-sum
+        weight = torch.sigmoid(lse_pre - lse_own)[..., None]
+        out = out_own + (out_pre - out_own) * weight.to(q.dtype)
+        return out.reshape(B, H, T, hd)
+
+    def prompt_kv(self, g: int):
+        """Prompt g's K/V at its real positions, per layer: [(K, V)], each (kv_heads, length, head_dim)."""
+        if g not in self.kept_prefix:
+            positions = self.prefix_mask[g].bool().nonzero().flatten()
+            self.kept_prefix[g] = [(k[g][:, positions], v[g][:, positions]) for k, v in self.prefix]
+        return self.kept_prefix[g]
 
 
 def _packed_linear(packed_weight, bias, x):
@@ -296,16 +419,34 @@ class PackedLinears:
                             delattr(m, name)  # the class's method again
 
 
+@dataclass
+class KeptRow:
+    """A row's K/V kept for the next call, per layer [(K, V)], each (kv_heads, length, head_dim): its
+    prompt's, shared by the prompt's rows (None when the row's cache had one level), and its own after it."""
+    prompt: tuple | None  # the prompt's token ids
+    prompt_kv: list | None
+    own_kv: list
+
+    def full_kv(self):
+        """The whole sequence's K/V per layer."""
+        if self.prompt_kv is None:
+            return self.own_kv
+        return [(torch.cat([pk, ok], 1), torch.cat([pv, ov], 1))
+                for (pk, pv), (ok, ov) in zip(self.prompt_kv, self.own_kv)]
+
+
 class TorchRolloutEngine(RolloutEngine):
     """Batched sampling in this process with a KV cache: one prefill over the left-padded prompts, then one
     token per step for every row still running. Identical prompts (the num_generations copies of a prompt on
-    the first turn) are prefilled once and their cache rows copied.
+    the first turn) are prefilled once; with share_prompts (when at least two rows share each prompt on
+    average) their rows then attend to the one copy of its K/V (SharedPromptCache), else the cache rows are
+    copied.
 
     With reuse_prefix, the K/V of every row of a call are kept until the next call, and a new prompt that
     extends one of them (the next turn of a trajectory: the same context, the model's turn, the tool turn) is
-    prefilled from there: only the new tokens go through the model, not the whole conversation again. Call
-    update_policy after changing the weights (the trainer does, after every optimizer step): it drops the kept
-    K/V, which belong to the old weights.
+    prefilled from there: only the new tokens go through the model, not the whole conversation again, and
+    the rows of one first prompt go on sharing its K/V. Call update_policy after changing the weights (the
+    trainer does, after every optimizer step): it drops the kept K/V, which belong to the old weights.
     """
 
     # Prefill lengths are padded up to a multiple of this. On CPU each new matmul shape costs a one-off kernel
@@ -314,14 +455,16 @@ class TorchRolloutEngine(RolloutEngine):
     PREFILL_MULTIPLE = 16
 
     def __init__(self, model, eos_token_id: int, pad_token_id: int, device: str = "cpu",
-                 dtype: str = "float32", reuse_prefix: bool = False, pack_weights: bool = True):
+                 dtype: str = "float32", reuse_prefix: bool = False, pack_weights: bool = True,
+                 share_prompts: bool = True):
         self.model = model
         self.eos_token_id = eos_token_id
         self.pad_token_id = pad_token_id
         self.device = device
         self.dtype = dtype
         self.reuse_prefix = reuse_prefix
-        self.kept = {}  # length -> {token ids: [(K, V) per layer, each (kv_heads, length, head_dim)]}
+        self.share_prompts = share_prompts
+        self.kept = {}  # length -> {token ids: KeptRow}
         self.pack_weights = pack_weights and PackedLinears.supported(device, dtype)
         self.packed = PackedLinears(model) if self.pack_weights else None
         self.forwards = None  # a list: every forward of the sampling loop is recorded there (ForwardRecord)
@@ -340,20 +483,25 @@ class TorchRolloutEngine(RolloutEngine):
         self.model = model  # same process, same weights: nothing to copy
 
     def forward(self, kind: str, input_ids, attention_mask, cache, real_tokens: int):
-        """The model's next-token logits (B, V) for the last position, the forward recorded when asked."""
+        """The model's next-token logits (B, V) for the last position, the forward recorded when asked.
+        attention_mask covers what the cache and input_ids hold (with a SharedPromptCache: the rows' own
+        positions, which the cache places after their prompts)."""
         t0 = time.perf_counter()
-        logits = self.model(input_ids, attention_mask=attention_mask, cache=cache, use_cache=True,
-                            logits_to_keep=1).logits[:, -1]
+        position_ids, kv_len = None, attention_mask.shape[1]
+        if isinstance(cache, SharedPromptCache):
+            position_ids = cache.positions(attention_mask, input_ids.shape[1])
+            kv_len = cache.context_length(attention_mask)
+        logits = self.model(input_ids, attention_mask=attention_mask, position_ids=position_ids, cache=cache,
+                            use_cache=True, logits_to_keep=1).logits[:, -1]
         if self.forwards is not None:
             if self.device.startswith("cuda"):
                 torch.cuda.synchronize()
             B, T = input_ids.shape
-            self.forwards.append(ForwardRecord(kind, B, T, attention_mask.shape[1], real_tokens,
-                                               time.perf_counter() - t0))
+            self.forwards.append(ForwardRecord(kind, B, T, kv_len, real_tokens, time.perf_counter() - t0))
         return logits
 
     def longest_kept_prefix(self, prompt):
-        """(n, K/V) of the longest kept sequence that is a proper prefix of prompt, or (0, None)."""
+        """(n, KeptRow) of the longest kept sequence that is a proper prefix of prompt, or (0, None)."""
         for n in sorted(self.kept, reverse=True):
             if n < len(prompt):
                 kv = self.kept[n].get(tuple(prompt[:n]))
@@ -372,39 +520,57 @@ class TorchRolloutEngine(RolloutEngine):
             attention_mask[i, T - len(p):] = 1
         return input_ids.to(self.device), attention_mask.to(self.device)
 
-    def prefill(self, prompt_ids, cache):
-        """Logits of the next token (B, V) and the attention mask (B, T); fills `cache`. Runs inside
+    def shares(self, groups: int, rows: int) -> bool:
+        """Whether rows of `groups` prompts sample from a SharedPromptCache: two rows a prompt or more."""
+        return self.share_prompts and 2 * groups <= rows
+
+    def prefill(self, prompt_ids, room: int):
+        """(logits of the next token (B, V), attention mask, cache with `room` positions to grow). Runs inside
         sample()'s autocast context. Each distinct prompt goes through the model once (the G copies of a
-        prompt, and trajectories that sampled the same turn, get the same logits and cache rows), and from
-        its longest kept prefix when there is one."""
+        prompt, and trajectories that sampled the same turn, get the same logits and cache), and from its
+        longest kept prefix when there is one."""
         first_row = {}
         source = [first_row.setdefault(tuple(p), len(first_row)) for p in prompt_ids]  # row -> distinct row
         distinct = [list(p) for p in first_row]
+        B = len(prompt_ids)
         matches = [self.longest_kept_prefix(p) for p in distinct] if self.kept else []
-        if any(n for n, _ in matches):
+        if matches and all(n and kv.prompt is not None for n, kv in matches) and \
+                self.shares(len({kv.prompt for _, kv in matches}), B):
+            logits, attention_mask, cache = self.prefill_shared_after_kept(distinct, matches, room)
+        elif any(n for n, _ in matches):
+            cache = KVBuffer(room)
             logits, attention_mask = self.prefill_after_kept(distinct, matches, cache)
         else:
             input_ids, attention_mask = self.left_pad(distinct)
+            shared = self.shares(len(distinct), B)
+            cache = KVBuffer(0 if shared else room)
             logits = self.forward("prefill", input_ids, attention_mask, cache, sum(map(len, distinct)))
-        if len(distinct) < len(prompt_ids):
+            if shared:  # the distinct prompts' K/V become the shared level; the rows' own level starts empty
+                prompts = list(zip(cache.keys, cache.values))
+                cache = SharedPromptCache(prompts, attention_mask, [tuple(p) for p in distinct],
+                                          torch.arange(len(distinct), device=self.device), room)
+                attention_mask = attention_mask[:, :0]
+        if len(distinct) < B:
             index = torch.tensor(source, device=self.device)
             cache.reorder_cache(index)  # (distinct, ...) -> (B, ...)
             logits, attention_mask = logits.index_select(0, index), attention_mask.index_select(0, index)
-        return logits, attention_mask
+        return logits, attention_mask, cache
 
     def prefill_after_kept(self, prompt_ids, matches, cache):
-        """prefill() for rows that continue kept sequences. Row i's cache is its kept K/V (n_i positions, left
-        padded to the longest), then its new tokens (left padded to the longest): padding in the middle is
-        masked out, and positions come from the mask, so every real token sits where it would alone."""
-        ref = next(kv for n, kv in matches if n)
+        """prefill() for rows that continue kept sequences, into a one-level cache. Row i's cache is its kept
+        K/V (n_i positions, left padded to the longest), then its new tokens (left padded to the longest):
+        padding in the middle is masked out, and positions come from the mask, so every real token sits where
+        it would alone."""
+        full = [(n, kv.full_kv() if kv is not None else None) for n, kv in matches]
+        ref = next(kv for n, kv in full if n)
         heads, head_dim, kv_dtype = ref[0][0].shape[0], ref[0][0].shape[2], ref[0][0].dtype
-        B, P = len(prompt_ids), max(n for n, _ in matches)
-        S = round_up(max(len(p) - n for p, (n, _) in zip(prompt_ids, matches)), self.PREFILL_MULTIPLE)
+        B, P = len(prompt_ids), max(n for n, _ in full)
+        S = round_up(max(len(p) - n for p, (n, _) in zip(prompt_ids, full)), self.PREFILL_MULTIPLE)
         past = [[torch.zeros(B, heads, P, head_dim, dtype=kv_dtype, device=self.device) for _ in range(2)]
                 for _ in ref]
         input_ids = torch.full((B, S), self.pad_token_id, dtype=torch.long)
         attention_mask = torch.zeros((B, P + S), dtype=torch.long)
-        for i, (p, (n, kv)) in enumerate(zip(prompt_ids, matches)):
+        for i, (p, (n, kv)) in enumerate(zip(prompt_ids, full)):
             for layer, (k, v) in zip(past, kv or []):
                 layer[0][i, :, P - n:], layer[1][i, :, P - n:] = k, v
             attention_mask[i, P - n:P] = 1
@@ -414,17 +580,67 @@ class TorchRolloutEngine(RolloutEngine):
         for layer_idx, (k, v) in enumerate(past):
             cache.update(k, v, layer_idx)
         input_ids, attention_mask = input_ids.to(self.device), attention_mask.to(self.device)
-        new_tokens = sum(len(p) - n for p, (n, _) in zip(prompt_ids, matches))
+        new_tokens = sum(len(p) - n for p, (n, _) in zip(prompt_ids, full))
         return self.forward("prefill", input_ids, attention_mask, cache, new_tokens), attention_mask
 
+    def prefill_shared_after_kept(self, prompt_ids, matches, room: int):
+        """prefill() for rows that continue kept two-level sequences (every row has one): the kept prompts
+        become the shared level of a new SharedPromptCache, each row's own kept K/V (left padded to the
+        longest) and its new tokens (left padded) its own level."""
+        groups = {}  # a prompt's ids -> its group
+        group = [groups.setdefault(kv.prompt, len(groups)) for _, kv in matches]
+        prompt_kv = {g: kv.prompt_kv for g, (_, kv) in zip(group, matches)}
+        ref = matches[0][1].prompt_kv[0][0]
+        heads, head_dim, kv_dtype = ref.shape[0], ref.shape[2], ref.dtype
+        G, P = len(groups), round_up(max(map(len, groups)), self.PREFILL_MULTIPLE)
+        prefix = [[torch.zeros(G, heads, P, head_dim, dtype=kv_dtype, device=self.device) for _ in range(2)]
+                  for _ in prompt_kv[0]]
+        prefix_mask = torch.zeros((G, P), dtype=torch.long)
+        for key, g in groups.items():
+            for layer, (k, v) in zip(prefix, prompt_kv[g]):
+                layer[0][g, :, P - len(key):], layer[1][g, :, P - len(key):] = k, v
+            prefix_mask[g, P - len(key):] = 1
+        D = len(prompt_ids)
+        own = [n - len(kv.prompt) for n, kv in matches]  # kept positions of each row's own level
+        O = max(own)
+        S = round_up(max(len(p) - n for p, (n, _) in zip(prompt_ids, matches)), self.PREFILL_MULTIPLE)
+        past = [[torch.zeros(D, heads, O, head_dim, dtype=kv_dtype, device=self.device) for _ in range(2)]
+                for _ in prefix]
+        input_ids = torch.full((D, S), self.pad_token_id, dtype=torch.long)
+        attention_mask = torch.zeros((D, O + S), dtype=torch.long)
+        for i, (p, (n, kv), m) in enumerate(zip(prompt_ids, matches, own)):
+            for layer, (k, v) in zip(past, kv.own_kv):
+                layer[0][i, :, O - m:], layer[1][i, :, O - m:] = k, v
+            attention_mask[i, O - m:O] = 1
+            new = p[n:]
+            input_ids[i, S - len(new):] = torch.tensor(new, dtype=torch.long)
+            attention_mask[i, O + S - len(new):] = 1
+        cache = SharedPromptCache([tuple(layer) for layer in prefix], prefix_mask.to(self.device),
+                                  list(groups), torch.tensor(group, device=self.device), room + S)
+        if O > 0:
+            for layer_idx, (k, v) in enumerate(past):
+                cache.own.update(k, v, layer_idx)
+        input_ids, attention_mask = input_ids.to(self.device), attention_mask.to(self.device)
+        new_tokens = sum(len(p) - n for p, (n, _) in zip(prompt_ids, matches))
+        return self.forward("prefill", input_ids, attention_mask, cache, new_tokens), attention_mask, cache
+
     @staticmethod
-    def keep_row(kept: dict, prompt, completion, mask_row, cache: KVBuffer, j: int):
+    def keep_row(kept: dict, prompt, completion, mask_row, cache, j: int):
         """Keep batch row j's K/V for the next call. Its real positions (mask 1) hold the prompt and every
-        sampled token but the last, which was never fed back."""
+        sampled token but the last, which was never fed back (in a SharedPromptCache: after its prompt)."""
         covered = tuple(prompt) + tuple(completion[:-1])
         positions = mask_row.bool().nonzero().flatten()
-        if len(positions) == len(covered):  # (always; otherwise the next turn prefills it from scratch)
-            kept.setdefault(len(covered), {})[covered] = cache.row(j, positions)
+        if isinstance(cache, SharedPromptCache):
+            g = int(cache.group[j])
+            prompt_kv = cache.prompt_kv(g)
+            own = cache.own.row(j, positions) if cache.own.keys else [
+                (k[:, :0], v[:, :0]) for k, v in prompt_kv]  # (no forward has written its own level yet)
+            row = KeptRow(cache.prefix_keys[g], prompt_kv, own)
+            n = len(row.prompt) + len(positions)
+        else:
+            row, n = KeptRow(None, None, cache.row(j, positions)), len(positions)
+        if n == len(covered):  # (always; otherwise the next turn prefills it from scratch)
+            kept.setdefault(len(covered), {})[covered] = row
 
     def rollout(self, prompt_ids, max_new_tokens, temperature=1.0, top_p=1.0, max_length=None):
         budgets = row_budgets(prompt_ids, max_new_tokens, max_length)
@@ -443,8 +659,7 @@ class TorchRolloutEngine(RolloutEngine):
         # one autocast context for the whole loop: autocast keeps the low-precision copies of the weights it
         # makes for the duration of a context, so they are cast once per call instead of once per token
         with autocast(self.device, self.dtype), self.packed_weights():
-            cache = KVBuffer(room=max(budgets))
-            logits, attention_mask = self.prefill(prompt_ids, cache)
+            logits, attention_mask, cache = self.prefill(prompt_ids, max(budgets))
             # batch row j samples for prompt rows[j]; finished rows are dropped from the batch
             rows = list(range(B))
             # per batch row, a Python list: the loop reads it row by row
