@@ -194,10 +194,13 @@ class KVBuffer:
         return self.keys[layer_idx][:, :, :end], self.values[layer_idx][:, :, :end]
 
     def reorder_cache(self, index):
-        """Keep batch rows `index` (in that order). Only the positions written are copied, not the room."""
+        """Keep batch rows `index` (in that order). A buffer mostly room copies only its written positions."""
         for buffers in (self.keys, self.values):
             for layer, old in enumerate(buffers):
                 n = self.lengths[layer]
+                if 2 * n > old.shape[2]:  # one copy of everything beats two of the written part
+                    buffers[layer] = old.index_select(0, index)
+                    continue
                 buffers[layer] = old.new_empty((len(index), *old.shape[1:]))
                 buffers[layer][:, :, :n] = old[:, :, :n].index_select(0, index)
 
