@@ -2,6 +2,7 @@
 import json
 import os
 
+import pytest
 import torch
 
 from model.model_minimind import MiniMindConfig, MiniMindForCausalLM, save_minimind
@@ -63,3 +64,17 @@ def test_shares_of_the_peak_are_rescaled_everywhere():
     bench_agent_rl.rescale_shares(res, 0.5)
     assert res["rl_step"] == {"update_mfu": 0.2, "every_group": {"update_mfu": 0.1}, "step_s": 3.0}
     assert res["rollout"][0]["engine_forwards"] == {"decode_share_of_peak": 0.05, "decode_flops_per_s": 5.0}
+
+
+def test_the_trl_peer_says_what_it_needs_without_trl():
+    """The peer benchmark is the only file that imports TRL, which the project does not install: without it,
+    it stops with the requirements file to install instead of a traceback."""
+    import importlib.util
+    import subprocess
+    import sys
+
+    if importlib.util.find_spec("trl") is not None:
+        pytest.skip("TRL is installed here")
+    out = subprocess.run([sys.executable, "scripts/bench_trl_grpo.py", "--help"], capture_output=True,
+                         text=True, cwd=ROOT)
+    assert out.returncode != 0 and "requirements-peer.txt" in out.stderr
