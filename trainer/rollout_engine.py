@@ -559,32 +559,40 @@ class TorchRolloutEngine(RolloutEngine):
             logits, attention_mask = logits.index_select(0, index), attention_mask.index_select(0, index)
         return logits, attention_mask, cache
 
+    def left_padded_kv(self, rows, width: int):
+        """Several rows' kept K/V (each [(K, V)] a layer, (kv_heads, n_i, head_dim); None for none) in one
+        tensor a layer, left padded to `width`: ([(K, V)], each (rows, kv_heads, width, head_dim), mask
+        (rows, width) with 1 on real positions)."""
+        ref = next(row for row in rows if row)
+        heads, head_dim, dtype = ref[0][0].shape[0], ref[0][0].shape[2], ref[0][0].dtype
+        layers = [tuple(torch.zeros(len(rows), heads, width, head_dim, dtype=dtype, device=self.device)
+                        for _ in range(2)) for _ in ref]
+        mask = torch.zeros((len(rows), width), dtype=torch.long)
+        for i, row in enumerate(rows):
+            for (keys, values), (k, v) in zip(layers, row or []):
+                keys[i, :, width - k.shape[1]:], values[i, :, width - k.shape[1]:] = k, v
+            if row:
+                mask[i, width - row[0][0].shape[1]:] = 1
+        return layers, mask.to(self.device)
+
+    def new_tokens(self, prompt_ids, starts):
+        """(input_ids, attention_mask), both (B, S): each prompt from starts[i] on, left padded to the
+        longest, rounded up to PREFILL_MULTIPLE."""
+        return self.left_pad([p[n:] for p, n in zip(prompt_ids, starts)])
+
     def prefill_after_kept(self, prompt_ids, matches, cache):
         """prefill() for rows that continue kept sequences, into a one-level cache. Row i's cache is its kept
         K/V (n_i positions, left padded to the longest), then its new tokens (left padded to the longest):
         padding in the middle is masked out, and positions come from the mask, so every real token sits where
         it would alone."""
-        full = [(n, kv.full_kv() if kv is not None else None) for n, kv in matches]
-        ref = next(kv for n, kv in full if n)
-        heads, head_dim, kv_dtype = ref[0][0].shape[0], ref[0][0].shape[2], ref[0][0].dtype
-        B, P = len(prompt_ids), max(n for n, _ in full)
-        S = round_up(max(len(p) - n for p, (n, _) in zip(prompt_ids, full)), self.PREFILL_MULTIPLE)
-        past = [[torch.zeros(B, heads, P, head_dim, dtype=kv_dtype, device=self.device) for _ in range(2)]
-                for _ in ref]
-        input_ids = torch.full((B, S), self.pad_token_id, dtype=torch.long)
-        attention_mask = torch.zeros((B, P + S), dtype=torch.long)
-        for i, (p, (n, kv)) in enumerate(zip(prompt_ids, full)):
-            for layer, (k, v) in zip(past, kv or []):
-                layer[0][i, :, P - n:], layer[1][i, :, P - n:] = k, v
-            attention_mask[i, P - n:P] = 1
-            new = p[n:]
-            input_ids[i, S - len(new):] = torch.tensor(new, dtype=torch.long)
-            attention_mask[i, P + S - len(new):] = 1
+        starts = [n for n, _ in matches]
+        past, past_mask = self.left_padded_kv([kv.full_kv() if n else None for n, kv in matches], max(starts))
+        input_ids, new_mask = self.new_tokens(prompt_ids, starts)
         for layer_idx, (k, v) in enumerate(past):
             cache.update(k, v, layer_idx)
-        input_ids, attention_mask = input_ids.to(self.device), attention_mask.to(self.device)
-        new_tokens = sum(len(p) - n for p, (n, _) in zip(prompt_ids, full))
-        return self.forward("prefill", input_ids, attention_mask, cache, new_tokens), attention_mask
+        attention_mask = torch.cat([past_mask, new_mask], dim=1)
+        real = sum(len(p) - n for p, n in zip(prompt_ids, starts))
+        return self.forward("prefill", input_ids, attention_mask, cache, real), attention_mask
 
     def prefill_shared_after_kept(self, prompt_ids, matches, room: int):
         """prefill() for rows that continue kept two-level sequences (every row has one): the kept prompts
@@ -593,39 +601,20 @@ class TorchRolloutEngine(RolloutEngine):
         groups = {}  # a prompt's ids -> its group
         group = [groups.setdefault(kv.prompt, len(groups)) for _, kv in matches]
         prompt_kv = {g: kv.prompt_kv for g, (_, kv) in zip(group, matches)}
-        ref = matches[0][1].prompt_kv[0][0]
-        heads, head_dim, kv_dtype = ref.shape[0], ref.shape[2], ref.dtype
-        G, P = len(groups), round_up(max(map(len, groups)), self.PREFILL_MULTIPLE)
-        prefix = [[torch.zeros(G, heads, P, head_dim, dtype=kv_dtype, device=self.device) for _ in range(2)]
-                  for _ in prompt_kv[0]]
-        prefix_mask = torch.zeros((G, P), dtype=torch.long)
-        for key, g in groups.items():
-            for layer, (k, v) in zip(prefix, prompt_kv[g]):
-                layer[0][g, :, P - len(key):], layer[1][g, :, P - len(key):] = k, v
-            prefix_mask[g, P - len(key):] = 1
-        D = len(prompt_ids)
-        own = [n - len(kv.prompt) for n, kv in matches]  # kept positions of each row's own level
-        O = max(own)
-        S = round_up(max(len(p) - n for p, (n, _) in zip(prompt_ids, matches)), self.PREFILL_MULTIPLE)
-        past = [[torch.zeros(D, heads, O, head_dim, dtype=kv_dtype, device=self.device) for _ in range(2)]
-                for _ in prefix]
-        input_ids = torch.full((D, S), self.pad_token_id, dtype=torch.long)
-        attention_mask = torch.zeros((D, O + S), dtype=torch.long)
-        for i, (p, (n, kv), m) in enumerate(zip(prompt_ids, matches, own)):
-            for layer, (k, v) in zip(past, kv.own_kv):
-                layer[0][i, :, O - m:], layer[1][i, :, O - m:] = k, v
-            attention_mask[i, O - m:O] = 1
-            new = p[n:]
-            input_ids[i, S - len(new):] = torch.tensor(new, dtype=torch.long)
-            attention_mask[i, O + S - len(new):] = 1
-        cache = SharedPromptCache([tuple(layer) for layer in prefix], prefix_mask.to(self.device),
-                                  list(groups), torch.tensor(group, device=self.device), room + S)
-        if O > 0:
+        width = round_up(max(map(len, groups)), self.PREFILL_MULTIPLE)
+        prefix, prefix_mask = self.left_padded_kv([prompt_kv[g] for g in range(len(groups))], width)
+        own = [kv.own_kv for _, kv in matches]
+        past, past_mask = self.left_padded_kv(own, max(k.shape[1] for (k, _), *_ in own))
+        starts = [n for n, _ in matches]
+        input_ids, new_mask = self.new_tokens(prompt_ids, starts)
+        cache = SharedPromptCache(prefix, prefix_mask, list(groups), torch.tensor(group, device=self.device),
+                                  room + input_ids.shape[1])
+        if past_mask.shape[1] > 0:
             for layer_idx, (k, v) in enumerate(past):
                 cache.own.update(k, v, layer_idx)
-        input_ids, attention_mask = input_ids.to(self.device), attention_mask.to(self.device)
-        new_tokens = sum(len(p) - n for p, (n, _) in zip(prompt_ids, matches))
-        return self.forward("prefill", input_ids, attention_mask, cache, new_tokens), attention_mask, cache
+        attention_mask = torch.cat([past_mask, new_mask], dim=1)
+        real = sum(len(p) - n for p, n in zip(prompt_ids, starts))
+        return self.forward("prefill", input_ids, attention_mask, cache, real), attention_mask, cache
 
     @staticmethod
     def keep_row(kept: dict, prompt, completion, mask_row, cache, j: int):
