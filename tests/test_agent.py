@@ -577,7 +577,10 @@ def test_periodic_eval_saves_profiles_and_the_best(tmp_path, tok):
     assert [m["step"] for m in evals] == [0, 1, 2]
     assert best["task_completion"] == max(m["eval_task_completion"] for m in evals)
     final = json.loads((out / "agent_64_profile.json").read_text(encoding="utf-8"))
-    assert final == json.loads((out / "agent_step2_64_profile.json").read_text(encoding="utf-8"))
+    last = json.loads((out / "agent_last_64_profile.json").read_text(encoding="utf-8"))
+    assert last == json.loads((out / "agent_step2_64_profile.json").read_text(encoding="utf-8"))
+    # the saved weights average the last half of the steps: step 2 alone here, evaluated again
+    assert final.pop("averaged_steps") == [2, 2] and final["task_completion"] == last["task_completion"]
     # --from_weight loads an evaluated checkpoint
     reloaded = train_agent.parse_args(args + ["--from_weight", "agent_best"])
     from trainer.trainer_utils import init_model

@@ -185,3 +185,59 @@ def test_resuming_with_other_category_weights_is_refused(tmp_path, tok):
     train_agent.main(args)
     with pytest.raises(ValueError, match="category_weights 'no_tool=3,parallel=3,chained=3'"):
         train_agent.main(args + ["--max_steps", "2", "--from_resume", "1", "--category_weights", ""])
+
+
+def test_weight_average_is_the_mean_of_the_weights_after_the_averaged_steps():
+    from trainer.trainer_utils import WeightAverage
+
+    model = torch.nn.Linear(3, 2)
+    average = WeightAverage(start=2)
+    seen = []
+    for step in range(1, 5):
+        with torch.no_grad():
+            model.weight.fill_(float(step * step))
+        seen.append(model.weight.clone())
+        average.update(model, step)
+    assert average.count == 3  # steps 2, 3 and 4
+    assert torch.allclose(average.params["weight"], torch.stack(seen[1:]).mean(0))
+    averaged = average.model(model)
+    assert averaged is not model and torch.allclose(averaged.weight, torch.full((2, 3), 29 / 3))
+    assert torch.equal(model.weight, seen[-1])  # the live model keeps its own weights
+    with pytest.raises(ValueError, match="from step 2"):
+        WeightAverage(start=3).load(average.state(), "ckpt.pth")
+
+
+def test_average_last_saves_the_mean_and_the_last_weights_and_resumes_exactly(tmp_path, tok, monkeypatch):
+    args = tiny_setup(tmp_path, tok, n_prompts=8) + ["--average_last", "0.5", "--skip_zero_std", "0"]
+    snapshot = tmp_path / "resumed" / "agent_64_resume.pth"
+    os.makedirs(snapshot.parent)
+    shutil.copy(tmp_path / "out" / "full_sft_64.pth", snapshot.parent / "full_sft_64.pth")
+    save, step = train_agent.save_checkpoints, train_agent.optimizer_step
+    after = {}
+
+    def save_and_keep_step_3(state, epoch, batches_done):
+        save(state, epoch, batches_done)
+        if state.step == 3:
+            shutil.copy(tmp_path / "out" / "agent_64_resume.pth", snapshot)
+
+    def step_and_record(state, loss):
+        out = step(state, loss)
+        after[state.step] = {k: v.detach().clone() for k, v in state.model.state_dict().items()}
+        return out
+
+    monkeypatch.setattr(train_agent, "save_checkpoints", save_and_keep_step_3)
+    monkeypatch.setattr(train_agent, "optimizer_step", step_and_record)
+    state = train_agent.main(args + ["--max_steps", "4"])
+    assert state.average.start == 3 and state.average.count == 2  # the last half of 4 steps
+    saved = torch.load(tmp_path / "out" / "agent_64.pth", weights_only=True)
+    last = torch.load(tmp_path / "out" / "agent_last_64.pth", weights_only=True)
+    for k in saved:
+        assert torch.allclose(saved[k], (after[3][k] + after[4][k]) / 2, atol=1e-6), k
+        assert torch.equal(last[k], after[4][k]), k
+    assert not torch.equal(after[3]["model.embed_tokens.weight"], after[4]["model.embed_tokens.weight"])
+    monkeypatch.setattr(train_agent, "save_checkpoints", save)
+    args[args.index("--save_dir") + 1] = str(snapshot.parent)
+    train_agent.main(args + ["--max_steps", "4", "--from_resume", "1"])
+    resumed = torch.load(snapshot.parent / "agent_64.pth", weights_only=True)
+    for k in saved:
+        assert torch.allclose(saved[k], resumed[k], atol=1e-6), k

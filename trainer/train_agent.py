@@ -54,10 +54,10 @@ from trainer.outcome import count_repeated_calls, final_answer, tool_result_ok, 
 from trainer.rollout_engine import compute_per_token_logps, create_rollout_engine
 from trainer.tool_runner import ToolError, ToolRunner, cap_tool_result
 from trainer.trainer_utils import (
-    DistInfo, RankShare, add_model_args, add_upstream_args, all_ranks_any, all_ranks_sum, autocast,
-    average_record, barrier, broadcast_flag, broadcast_weights, close_distributed, cosine_lr, default_dtype,
-    every, grad_sync, init_distributed, init_model, load_resume, loss_share, open_log, resolve_device,
-    resume_path, save_resume, set_rank_seed, set_rng_state, set_seed, split_batch, wrap_ddp,
+    DistInfo, RankShare, WeightAverage, add_model_args, add_upstream_args, all_ranks_any, all_ranks_sum,
+    autocast, average_record, barrier, broadcast_flag, broadcast_weights, close_distributed, cosine_lr,
+    default_dtype, every, grad_sync, init_distributed, init_model, load_resume, loss_share, open_log,
+    resolve_device, resume_path, save_resume, set_rank_seed, set_rng_state, set_seed, split_batch, wrap_ddp,
 )
 
 
@@ -1005,6 +1005,9 @@ def add_training_args(parser):
                         help="also stop after this many minutes of this process's wall time (0 = off)")
     parser.add_argument("--log_interval", type=int, default=10,
                         help="steps between terminal lines (the metrics file gets every step; 0 = none)")
+    parser.add_argument("--average_last", type=float, default=0.5,
+                        help="save the mean of the weights after each of this share of the last steps "
+                             "(0.5: the second half), the last weights as {save_weight}_last (0 = off)")
     parser.add_argument("--save_interval", type=int, default=20,
                         help="steps between weight/resume saves (0 = only at the end)")
     parser.add_argument("--from_resume", type=int, default=0, choices=[0, 1])
@@ -1038,6 +1041,7 @@ class TrainState:
     prompts_done: int = 0  # prompts of the current epoch trained on, all ranks together
     started: float = field(default_factory=time.time)  # for --max_minutes
     last_profile: tuple | None = None  # (step, behaviour profile) of the weights the latest evaluation saw
+    average: WeightAverage = field(default_factory=WeightAverage)  # --average_last: what the run saves
 
     # resume state: what save_checkpoints writes beside the weights, and what --from_resume 1 reads back
     def resume_extra(self, epoch: int, batches_done: int) -> dict:
@@ -1055,6 +1059,7 @@ class TrainState:
             "prompts_done": self.prompts_done,
             "samples_done": self.prompts_done * self.args.num_generations,
             "world_size": self.dist.world_size,
+            "weight_average": self.average.state(),
         }
 
     def restore(self, ckpt: dict, path: str) -> tuple:
@@ -1075,6 +1080,7 @@ class TrainState:
         self.best_completion = extra.get("best_completion", -1.0)
         self.best_step = extra.get("best_step", -1)
         self.rollbacks = extra.get("rollbacks", 0)
+        self.average.load(extra.get("weight_average", {}), path)
         return extra["epoch"], extra["batches_done"]
 
 
@@ -1376,6 +1382,7 @@ def optimizer_step(state: TrainState, loss: float):
     state.optimizer.zero_grad(set_to_none=True)
     state.rollout_engine.update_policy(state.model)
     state.step += 1
+    state.average.update(state.model, state.step)  # with --average_last, the mean of the last steps' weights
     return stepped, grad_norm
 
 
@@ -1480,29 +1487,33 @@ def rl_train_epoch(state: TrainState, dataset, batches, epoch: int, start_batch:
 
 
 def save_checkpoints(state: TrainState, epoch: int, batches_done: int):
+    """The run's weights as {save_weight} (with --average_last, the average so far, and the last weights
+    as {save_weight}_last) and the resume checkpoint."""
     args = state.args
-    save_minimind(
-        state.model,
-        weight_path(args.save_dir, args.save_weight, args.hidden_size, bool(args.use_moe)),
-        dtype=SAVE_DTYPES[args.save_dtype],
-    )
+    path = weight_path(args.save_dir, args.save_weight, args.hidden_size, bool(args.use_moe))
+    save_minimind(state.average.model(state.model), path, dtype=SAVE_DTYPES[args.save_dtype])
+    if state.average.count:
+        last = weight_path(args.save_dir, f"{args.save_weight}_last", args.hidden_size, bool(args.use_moe))
+        save_minimind(state.model, last, dtype=SAVE_DTYPES[args.save_dtype])
     save_resume(resume_path(args.save_dir, args.save_weight, args.hidden_size, bool(args.use_moe)),
                 state.model, state.optimizer, state.step, state.resume_extra(epoch, batches_done))
 
 
 # --- periodic evaluation: behaviour profiles, the best checkpoint, rollback --------------------------------
 
-def evaluate_policy(state: TrainState) -> dict:
-    """Greedy evaluation of the current policy on the eval cases (trainer/evaluation.py)."""
+def evaluate_policy(state: TrainState, model=None) -> dict:
+    """Greedy evaluation of the current policy (or of `model`) on the eval cases (trainer/evaluation.py)."""
     args = state.args
-    rollout = rollout_cases(state.model, state.tokenizer, RolloutConfig.of(args, temperature=0.0, top_p=1.0),
+    model = state.model if model is None else model
+    rollout = rollout_cases(model, state.tokenizer, RolloutConfig.of(args, temperature=0.0, top_p=1.0),
                             args.device, args.dtype)
     t0 = time.time()
-    state.model.eval()
+    was_training = model.training
+    model.eval()
     try:
         results = run_cases(state.eval_cases, rollout)
     finally:
-        state.model.train()
+        model.train(was_training)
     return report(results, time.time() - t0, {"cases_file": args.eval_cases, "temperature": 0.0},
                   TOOL_NAMES)
 
@@ -1558,6 +1569,7 @@ def periodic_eval(state: TrainState):
         state.model.load_state_dict(weights)
         state.optimizer.state.clear()  # the moments point the way that went wrong
         state.rollout_engine.update_policy(state.model)
+        state.average.reset()  # the average restarts from the best weights
         state.rollbacks += 1
         event = f"rolled back to step {state.best_step}"
         with open(best.replace(".pth", "_profile.json"), encoding="utf-8") as f:
@@ -1578,12 +1590,20 @@ def periodic_eval(state: TrainState):
 
 def write_final_profile(state: TrainState):
     """The behaviour profile of the weights the run ends with, beside them ({weight}_{hidden}_profile.json):
-    the latest periodic evaluation's when it saw these weights, else a new evaluation."""
+    the latest periodic evaluation's when it saw these weights, else a new evaluation. With --average_last,
+    the averaged weights are evaluated, and the last ones' profile goes beside {weight}_last."""
     args = state.args
+    path = weight_path(args.save_dir, args.save_weight, args.hidden_size, bool(args.use_moe))
     step, profile = state.last_profile or (None, None)
     if step != state.step:
         profile = behaviour_profile(evaluate_policy(state), state.step)
-    path = weight_path(args.save_dir, args.save_weight, args.hidden_size, bool(args.use_moe))
+    if state.average.count:
+        last = weight_path(args.save_dir, f"{args.save_weight}_last", args.hidden_size, bool(args.use_moe))
+        with open(last.replace(".pth", "_profile.json"), "w", encoding="utf-8") as f:
+            json.dump(profile, f, ensure_ascii=False, indent=2)
+        print(f"profile of the last weights: task completion {profile['task_completion']:.3f}")
+        profile = behaviour_profile(evaluate_policy(state, state.average.model(state.model)), state.step)
+        profile["averaged_steps"] = [state.average.start, state.average.start + state.average.count - 1]
     with open(path.replace(".pth", "_profile.json"), "w", encoding="utf-8") as f:
         json.dump(profile, f, ensure_ascii=False, indent=2)
     print(f"profile: task completion {profile['task_completion']:.3f} on {args.eval_cases} at step "
@@ -1671,6 +1691,8 @@ def build_state(args, dist_info) -> tuple:
                                 bool(args.direct_correction), bool(args.spare_correct_repetition))
     if args.eval_interval > 0:
         state.eval_cases = load_cases(args.eval_cases, TOOL_NAMES)
+    if args.average_last > 0:  # the mean of the weights after each of the last steps is what the run saves
+        state.average = WeightAverage(start=total_steps - max(1, round(args.average_last * total_steps)) + 1)
     return state, dataset, n_batches
 
 

@@ -4,6 +4,7 @@ seeding, atomic resume checkpoints, and multi-process (torchrun) training.
 """
 import argparse
 import contextlib
+import copy
 import glob
 import inspect
 import json
@@ -196,6 +197,51 @@ def cosine_lr(step: int, total_steps: int, lr: float, warmup: int = 0, min_ratio
         return lr * (step + 1) / warmup
     progress = min(1.0, (step - warmup) / max(1, total_steps - warmup))
     return lr * (min_ratio + (1 - min_ratio) * 0.5 * (1 + math.cos(math.pi * progress)))
+
+
+@dataclass
+class WeightAverage:
+    """The running mean of a model's weights after each optimizer step from `start` on (weight averaging
+    over the end of a run, as in stochastic weight averaging): one fp32 copy, updated in place.
+    start <= 0: off."""
+    start: int = 0
+    count: int = 0
+    params: dict | None = None
+
+    def update(self, model, step: int):
+        """Fold in the weights after optimizer step `step` (1-based) when it is one of the averaged steps."""
+        if self.start <= 0 or step < self.start:
+            return
+        self.count += 1
+        weights = model.state_dict()
+        if self.params is None:
+            self.params = {k: v.detach().float().clone() for k, v in weights.items()}
+            return
+        for k, v in weights.items():
+            if v.is_floating_point():
+                self.params[k].lerp_(v.detach().float(), 1.0 / self.count)  # mean += (w - mean) / count
+
+    def reset(self):
+        self.count, self.params = 0, None
+
+    def model(self, model):
+        """A copy of `model` holding the averaged weights (the model itself when nothing is averaged yet)."""
+        if not self.count:
+            return model
+        averaged = copy.deepcopy(model)
+        averaged.load_state_dict(
+            {k: v.to(model.state_dict()[k].dtype) for k, v in self.params.items()}
+        )
+        return averaged.eval()
+
+    def state(self) -> dict:
+        return {"start": self.start, "count": self.count, "params": self.params}
+
+    def load(self, saved: dict, path: str):
+        if saved.get("start", 0) != self.start:
+            raise ValueError(f"{path} averages the weights from step {saved.get('start', 0)}; resuming "
+                             f"with averaging from step {self.start} would average other steps")
+        self.count, self.params = saved.get("count", 0), saved.get("params")
 
 
 def load_tokenizer(path: str = TOKENIZER_DIR):
