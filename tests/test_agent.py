@@ -577,10 +577,7 @@ def test_periodic_eval_saves_profiles_and_the_best(tmp_path, tok):
     assert [m["step"] for m in evals] == [0, 1, 2]
     assert best["task_completion"] == max(m["eval_task_completion"] for m in evals)
     final = json.loads((out / "agent_64_profile.json").read_text(encoding="utf-8"))
-    last = json.loads((out / "agent_last_64_profile.json").read_text(encoding="utf-8"))
-    assert last == json.loads((out / "agent_step2_64_profile.json").read_text(encoding="utf-8"))
-    # the saved weights average the last half of the steps: step 2 alone here, evaluated again
-    assert final.pop("averaged_steps") == [2, 2] and final["task_completion"] == last["task_completion"]
+    assert final == json.loads((out / "agent_step2_64_profile.json").read_text(encoding="utf-8"))
     # --from_weight loads an evaluated checkpoint
     reloaded = train_agent.parse_args(args + ["--from_weight", "agent_best"])
     from trainer.trainer_utils import init_model
@@ -712,3 +709,15 @@ def test_a_shared_prompt_runs_once_with_the_same_logps_and_gradient():
     assert train_agent.TrainBatch(ids, mask[:, 1:], mask[:, 1:], torch.ones(3)).rows(slice(0, 1)).shared_prefix == 0
     with pytest.raises(ValueError, match="shared prefix"):
         compute_per_token_logps(model, batch.input_ids, batch.n_keep, shared_prefix=batch.shared_prefix + 1)
+
+
+def test_with_weight_averaging_the_profile_is_of_the_saved_average(tmp_path, tok):
+    args = with_flag(tiny_setup(tmp_path, tok), "--eval_interval", "2")
+    train_agent.main(args + ["--eval_cases", eval_cases_file(tmp_path), "--max_steps", "2",
+                             "--average_last", "0.5"])
+    out = tmp_path / "out"
+    final = json.loads((out / "agent_64_profile.json").read_text(encoding="utf-8"))
+    last = json.loads((out / "agent_last_64_profile.json").read_text(encoding="utf-8"))
+    assert last == json.loads((out / "agent_step2_64_profile.json").read_text(encoding="utf-8"))
+    # the last half of 2 steps is step 2 alone: the average is those weights, evaluated again
+    assert final.pop("averaged_steps") == [2, 2] and final["task_completion"] == last["task_completion"]

@@ -1005,7 +1005,7 @@ def add_training_args(parser):
                         help="also stop after this many minutes of this process's wall time (0 = off)")
     parser.add_argument("--log_interval", type=int, default=10,
                         help="steps between terminal lines (the metrics file gets every step; 0 = none)")
-    parser.add_argument("--average_last", type=float, default=0.5,
+    parser.add_argument("--average_last", type=float, default=0.0,
                         help="save the mean of the weights after each of this share of the last steps "
                              "(0.5: the second half), the last weights as {save_weight}_last (0 = off)")
     parser.add_argument("--save_interval", type=int, default=20,
