@@ -229,9 +229,8 @@ class WeightAverage:
         if not self.count:
             return model
         averaged = copy.deepcopy(model)
-        averaged.load_state_dict(
-            {k: v.to(model.state_dict()[k].dtype) for k, v in self.params.items()}
-        )
+        dtypes = {k: v.dtype for k, v in averaged.state_dict().items()}
+        averaged.load_state_dict({k: v.to(dtypes[k]) for k, v in self.params.items()})
         return averaged.eval()
 
     def state(self) -> dict:
