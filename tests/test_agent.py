@@ -373,7 +373,7 @@ def test_reward_failure_example_without_repetition_is_minus_1_5():
 
 
 def test_guards_at_zero_reproduce_the_seed_examples():
-    off = RewardGuards(0.0, 0.0, 0.0)
+    off = RewardGuards(0.0, 0.0, 0.0, 0.0)
     bad_args = '<tool_call>\n{"name": "calculate_math", "arguments": {"expr": "256*37"}}\n</tool_call>'
     failure = [CALC + "\n" + bad_args, "让我再算一次<tool_call>\n{\"name\": \"calculate_math\""]
     examples = [(make_traj([CALC, "256*37=9472"]), ["9472"], 3.0),
@@ -383,6 +383,24 @@ def test_guards_at_zero_reproduce_the_seed_examples():
         assert calculate_rewards([traj], [gt], [TOOLS], 1, guards=off)[0].total == total
     # the guards leave a clean solution alone
     assert calculate_rewards([examples[0][0]], [["9472"]], [TOOLS], 1, guards=RewardGuards())[0].total == 3.0
+
+
+def test_missed_call_guard_scores_an_answer_without_the_needed_tool_below_a_right_call():
+    no_call = make_traj(["美元兑人民币大约是7左右。"])  # a sensible-length answer, no call, no GT
+    wrong_answer = make_traj([RATE, "汇率是7.30"])  # the right call, the GT value missing from the answer
+    gt, expect = [["7.21"]], [["get_exchange_rate"]]
+    design = calculate_rewards([no_call], gt, [TOOLS], 1, None, expect, RewardGuards.design())[0]
+    assert (design.length, design.missed_call, design.total) == (0.5, 0.0, 0.5)  # the design's reward
+    guards = RewardGuards(missed_call=1.0)
+    r = calculate_rewards([no_call], gt, [TOOLS], 1, None, expect, guards)[0]
+    assert r.missed_call == -1.0 and r.total == pytest.approx(-0.5)
+    assert calculate_rewards([wrong_answer], gt, [TOOLS], 1, None, expect, guards)[0].total == 0.5
+    r = calculate_rewards([no_call], gt, [TOOLS], 1, None, None, guards)[0]  # seed data: a GT, no expect_tools
+    assert r.missed_call == -1.0
+    # a question that needs no tool is never charged for answering without one
+    for expect_none, gt_none in (([[]], [[]]), (None, [[]])):
+        r = calculate_rewards([no_call], gt_none, [TOOLS], 1, None, expect_none, guards)[0]
+        assert r.missed_call == 0.0 and r.total == 0.5
 
 
 def test_guards_repeat_needless_and_extra_calls():

@@ -757,6 +757,7 @@ class RewardBreakdown:
     reward_model: float = 0.0
     repeat_call: float = 0.0  # guard: the same tool with the same arguments again
     needless_call: float = 0.0  # guard: any tool called on a question that needs none
+    missed_call: float = 0.0  # guard: no tool called on a task that needs one
     extra_calls: float = 0.0  # guard: each call past the expected number
     total: float = 0.0
 
@@ -773,6 +774,9 @@ class RewardGuards:
     repeat_call: float = 1.0  # per call that repeats an earlier call (same name, same arguments)
     needless_call: float = 2.0  # once, when a question that needs no tool gets any tool call
     extra_calls: float = 0.3  # per call past the expected number
+    # once, when a task that needs a tool gets no call: the design's no-tool branch scores such an answer
+    # +0.5 for its length, as much as a right call with a wrong answer and above a malformed call
+    missed_call: float = 0.0
     # a correction task solved directly (the fixed call at once, no failing call first) is aligned too;
     # the design's count rule scores it 2.0, below the 3.0 of making the failing call first
     direct_correction: bool = True
@@ -782,7 +786,7 @@ class RewardGuards:
 
     @classmethod
     def design(cls):
-        return cls(0.0, 0.0, 0.0, direct_correction=False, spare_correct_repetition=False)
+        return cls(0.0, 0.0, 0.0, 0.0, direct_correction=False, spare_correct_repetition=False)
 
 
 def calculate_rewards(trajectories, gt_batch, tools_batch, num_generations, reward_model=None,
@@ -796,7 +800,7 @@ def calculate_rewards(trajectories, gt_batch, tools_batch, num_generations, rewa
     Both: -0.5 if unfinished, and the 3-gram repetition penalty on the final answer.
     The expected number of calls is len(expect_tools) when the data gives it, else len(gt) (the design's
     rule). Guards (when given): repeated calls, a tool called when none is needed (expect_tools == [], or no
-    expect_tools and no GT), calls past the expected number; and the two fixes of RewardGuards, which read
+    expect_tools and no GT), calls past the expected number, no call where one is needed; and the two fixes of RewardGuards, which read
     `categories` (one per prompt) to know a correction task.
     """
     guards = guards or RewardGuards.design()
@@ -822,6 +826,8 @@ def calculate_rewards(trajectories, gt_batch, tools_batch, num_generations, rewa
                                                               traj.open_thinking)
             if reward_model is not None:
                 r.reward_model = reward_model.score(traj.messages, answer)
+            needs_tool = bool(expect) if expect is not None else bool(gt)
+            r.missed_call = -guards.missed_call if needs_tool else 0.0
         r.unfinished = -UNFINISHED_PENALTY if traj.unfinished else 0.0
         correct = bool(gt) and r.gt_match == GT_WEIGHT
         r.repetition = 0.0 if guards.spare_correct_repetition and correct else repetition_penalty(answer)
@@ -942,6 +948,8 @@ def add_reward_args(parser):  # the reward-hacking guards: 0 disables one; all 0
                         help="for calling any tool on a question that needs none")
     parser.add_argument("--extra_call_cost", type=float, default=RewardGuards.extra_calls,
                         help="per call past the expected number")
+    parser.add_argument("--missed_call_penalty", type=float, default=RewardGuards.missed_call,
+                        help="for answering without any tool a task that needs one")
     parser.add_argument("--direct_correction", type=int, default=1, choices=[0, 1],
                         help="a correction task solved without the failing call scores as aligned")
     parser.add_argument("--spare_correct_repetition", type=int, default=1, choices=[0, 1],
@@ -1689,7 +1697,8 @@ def build_state(args, dist_info) -> tuple:
     state = TrainState(model, ref_model, engine, tokenizer, optimizer, args, total_steps, reward_model,
                        dist=dist_info)
     state.guards = RewardGuards(args.repeat_call_penalty, args.needless_call_penalty, args.extra_call_cost,
-                                bool(args.direct_correction), bool(args.spare_correct_repetition))
+                                args.missed_call_penalty, bool(args.direct_correction),
+                                bool(args.spare_correct_repetition))
     if args.eval_interval > 0:
         state.eval_cases = load_cases(args.eval_cases, TOOL_NAMES)
     if args.average_last > 0:  # the mean of the weights after each of the last steps is what the run saves
