@@ -395,7 +395,7 @@ def test_missed_call_guard_scores_an_answer_without_the_needed_tool_below_a_righ
     r = calculate_rewards([no_call], gt, [TOOLS], 1, None, expect, guards)[0]
     assert r.missed_call == -1.0 and r.total == pytest.approx(-0.5)
     assert calculate_rewards([wrong_answer], gt, [TOOLS], 1, None, expect, guards)[0].total == 0.5
-    r = calculate_rewards([no_call], gt, [TOOLS], 1, None, None, guards)[0]  # seed data: a GT, no expect_tools
+    r = calculate_rewards([no_call], gt, [TOOLS], 1, None, None, guards)[0]  # a GT, no expect_tools
     assert r.missed_call == -1.0
     # a question that needs no tool is never charged for answering without one
     for expect_none, gt_none in (([[]], [[]]), (None, [[]])):

@@ -800,8 +800,8 @@ def calculate_rewards(trajectories, gt_batch, tools_batch, num_generations, rewa
     Both: -0.5 if unfinished, and the 3-gram repetition penalty on the final answer.
     The expected number of calls is len(expect_tools) when the data gives it, else len(gt) (the design's
     rule). Guards (when given): repeated calls, a tool called when none is needed (expect_tools == [], or no
-    expect_tools and no GT), calls past the expected number, no call where one is needed; and the two fixes of RewardGuards, which read
-    `categories` (one per prompt) to know a correction task.
+    expect_tools and no GT), calls past the expected number, no call where one is needed; and the two
+    fixes of RewardGuards, which read `categories` (one per prompt) to know a correction task.
     """
     guards = guards or RewardGuards.design()
     rewards = []
