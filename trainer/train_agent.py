@@ -813,6 +813,7 @@ def calculate_rewards(trajectories, gt_batch, tools_batch, num_generations, rewa
         answer = final_answer(traj.turns)
         r = RewardBreakdown(tag_format=tag_format_score(traj.turns))
         calls = [c for turn in traj.turns for c in parse_tool_calls(turn)]
+        needs_no_tool = expect == [] if expect is not None else not gt
         if calls:
             r.tool_alignment = tool_alignment_score(calls, tools, expected_calls)
             direct = guards.direct_correction and categories is not None and categories[i] == "correction"
@@ -826,13 +827,11 @@ def calculate_rewards(trajectories, gt_batch, tools_batch, num_generations, rewa
                                                               traj.open_thinking)
             if reward_model is not None:
                 r.reward_model = reward_model.score(traj.messages, answer)
-            needs_tool = bool(expect) if expect is not None else bool(gt)
-            r.missed_call = -guards.missed_call if needs_tool else 0.0
+            r.missed_call = 0.0 if needs_no_tool else -guards.missed_call
         r.unfinished = -UNFINISHED_PENALTY if traj.unfinished else 0.0
         correct = bool(gt) and r.gt_match == GT_WEIGHT
         r.repetition = 0.0 if guards.spare_correct_repetition and correct else repetition_penalty(answer)
         if calls:
-            needs_no_tool = expect == [] if expect is not None else not gt
             r.repeat_call = -guards.repeat_call * count_repeated_calls(calls)
             r.needless_call = -guards.needless_call if needs_no_tool else 0.0
             if not needs_no_tool:
