@@ -102,6 +102,17 @@ def test_held_out_sets_sizes_and_skills(built):
     assert len(set(prompts)) == len(prompts)
 
 
+def test_every_no_tool_kind_is_drawn_from_both_train_splits():
+    """A kind the generator draws has SFT and RL questions in both languages, and the seen-phrasing set
+    samples only kinds that exist (a new kind joins SFT and RL without changing that set)."""
+    kinds = set(data.NO_TOOL_KINDS)
+    assert kinds == set(data.NO_TOOL_SPLITS["sft"]) == set(data.NO_TOOL_SPLITS["rl"])
+    assert set(data.SEEN_NO_TOOL_KINDS) < kinds
+    for split in ("sft", "rl"):
+        for kind in kinds:
+            assert all(data.NO_TOOL_SPLITS[split][kind][lang] for lang in data.LANGS), (split, kind)
+
+
 def test_the_shipped_sets_are_what_the_generator_makes(built):
     # the other files come from their own random streams, so a small SFT set gives the same held-out sets
     for name in ("eval_toolcall.jsonl", "eval_toolcall_seen.jsonl"):
