@@ -241,3 +241,31 @@ def test_average_last_saves_the_mean_and_the_last_weights_and_resumes_exactly(tm
     resumed = torch.load(snapshot.parent / "agent_64.pth", weights_only=True)
     for k in saved:
         assert torch.allclose(saved[k], resumed[k], atol=1e-6), k
+
+
+def test_the_default_pool_is_regenerated_when_its_sources_change(tmp_path, monkeypatch):
+    """The default pool is made on first use, kept while its sources are unchanged, and made again when the
+    phrasing tables, the generator or the tool world change; a pool the user names is never touched."""
+    monkeypatch.chdir(tmp_path)
+    os.makedirs("dataset")
+    runs = []
+
+    def fake_generator(cmd, check):
+        runs.append(cmd)
+        with open(os.path.join(cmd[cmd.index("--out_dir") + 1], "agent_rl_pool.jsonl"), "w") as f:
+            f.write(f"pool {len(runs)}\n")
+
+    monkeypatch.setattr(train_agent.subprocess, "run", fake_generator)
+    pool = train_agent.DEFAULT_POOL
+    train_agent.ensure_pool(pool)
+    train_agent.ensure_pool(pool)
+    assert len(runs) == 1 and open(pool + ".sources").read().strip() == train_agent.pool_fingerprint()
+    monkeypatch.setitem(train_agent.EXCHANGE_RATES, ("USD", "CNY"), 9.99)  # the tool world changes
+    train_agent.ensure_pool(pool)
+    assert len(runs) == 2 and open(pool).read() == "pool 2\n"
+    os.remove(pool + ".sources")  # a pool from before the fingerprint: made again once
+    train_agent.ensure_pool(pool)
+    train_agent.ensure_pool(pool)
+    assert len(runs) == 3
+    train_agent.ensure_pool("mine.jsonl")
+    assert len(runs) == 3 and not os.path.exists("mine.jsonl")

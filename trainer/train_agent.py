@@ -29,6 +29,7 @@ Run (CPU, from the shipped cold-start checkpoint):
 import argparse
 import atexit
 import copy
+import hashlib
 import json
 import math
 import os
@@ -891,17 +892,44 @@ def parse_args(argv=None):
 
 
 DEFAULT_POOL = "dataset/agent_rl_pool.jsonl"
+POOL_SOURCES = ("scripts/make_agent_data.py", "dataset/agent_phrasings.py")  # besides this file's tool world
+
+
+def pool_fingerprint() -> str:
+    """A hash of what the default pool is made from: the generator, its phrasing tables, the tool world."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    digest = hashlib.sha256()
+    for rel in POOL_SOURCES:
+        with open(os.path.join(root, rel), "rb") as f:
+            digest.update(f.read())
+    world = (TOOLS, WEATHER_DATA, LOCATION_HINTS, TIME_DATA, EXCHANGE_RATES, UNIT_FACTORS, TRANSLATIONS,
+             DEFAULT_TIMEZONE)
+    digest.update(repr(world).encode())
+    return digest.hexdigest()
 
 
 def ensure_pool(path: str):
     """The default prompt pool is generated (deterministically, in seconds) rather than shipped: make it on
-    first use by running the generator (a script, so the trainer imports nothing from scripts/)."""
-    if os.path.exists(path) or os.path.normpath(path) != os.path.normpath(DEFAULT_POOL):
+    first use by running the generator (a script, so the trainer imports nothing from scripts/), and again
+    when a phrasing table, the generator or the tool world changed since (a stale pool would train on the
+    old wordings without a word). The fingerprint of its sources sits beside it in {path}.sources."""
+    if os.path.normpath(path) != os.path.normpath(DEFAULT_POOL):
         return
-    print(f"{path} missing: generating it with scripts/make_agent_data.py")
+    stamp, want = path + ".sources", pool_fingerprint()
+    if os.path.exists(path):
+        if os.path.exists(stamp):
+            with open(stamp, encoding="utf-8") as f:
+                if f.read().strip() == want:
+                    return
+        print(f"{path} was made from other phrasings, generator or tool data: regenerating it")
+    else:
+        print(f"{path} missing: generating it with scripts/make_agent_data.py")
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     subprocess.run([sys.executable, os.path.join(root, "scripts", "make_agent_data.py"), "--only",
                     os.path.basename(DEFAULT_POOL), "--out_dir", os.path.dirname(path) or "."], check=True)
+    with open(stamp + ".tmp", "w", encoding="utf-8") as f:
+        f.write(want + "\n")
+    os.replace(stamp + ".tmp", stamp)
 
 
 def add_data_args(parser):
