@@ -1308,6 +1308,33 @@ NO_TOOL_CHAT = {
         ("You're so smart.", "Thank you! I'm glad I could help."),
     ],
 }
+# more small talk, a kind of its own: the seen-phrasing set samples the kinds it was first made from
+NO_TOOL_SMALLTALK = {
+    "zh": [
+        ("对不起,刚才说错了", "没关系,请告诉我正确的意思就好。"),
+        ("我好无聊啊", "要不要聊聊天?我也可以给你推荐点有趣的事做。"),
+        ("周末快乐!", "周末快乐!好好放松一下吧。"),
+        ("你辛苦了", "不辛苦,能帮到你我很开心!"),
+        ("我饿了", "那就去吃点好吃的吧,别饿着自己。"),
+        ("感谢你的耐心", "不用客气,随时为你服务。"),
+        ("你觉得我该早点睡吗?", "早点睡对身体好,建议别熬夜。"),
+        ("今天真开心", "太好了!开心的日子值得记住。"),
+        ("我回来了", "欢迎回来!有什么需要我帮忙的吗?"),
+        ("你在干嘛呢?", "我在这儿等你提问呢,有什么想聊的?"),
+    ],
+    "en": [
+        ("Sorry, I made a mistake just now.", "No worries. Just tell me what you meant."),
+        ("I'm so bored.", "Want to chat? I can also suggest something fun to do."),
+        ("Happy weekend!", "Happy weekend! Enjoy the time off."),
+        ("You've been a big help.", "Glad to hear it! I'm here whenever you need me."),
+        ("I'm hungry.", "Time for a snack, then. Don't skip your meal."),
+        ("I appreciate your patience.", "No problem at all. Take your time."),
+        ("Should I go to bed early?", "Getting enough sleep is good for you, so yes, if you can."),
+        ("What a great day!", "That's wonderful! Enjoy it."),
+        ("I'm back.", "Welcome back! What can I do for you?"),
+        ("What are you up to?", "Just waiting for your questions. What would you like to talk about?"),
+    ],
+}
 # questions and requests on any topic: identity, definitions, advice, writing, opinions, facts
 NO_TOOL_ASK = {
     "zh": [
@@ -1590,6 +1617,26 @@ NO_TOOL_TOPIC_TEMPLATES = {
         "谈谈{topic}",
         "我对{topic}很好奇",
         "能介绍下{topic}吗?",
+        "解释一下{topic}",
+        "能解释下{topic}吗?",
+        "可以介绍一下{topic}吗?",
+        "{topic}是什么意思?",
+        "请讲讲{topic}",
+        "给我讲讲{topic}吧",
+        "{topic}是指什么?",
+        "帮我讲解一下{topic}",
+        "你能说明一下{topic}吗?",
+        "{topic}是啥?",
+        "我不太懂{topic},能讲讲吗?",
+        "想听你聊一聊{topic}",
+        "描述一下{topic}吧",
+        "{topic}怎么理解?",
+        "关于{topic}能多说几句吗?",
+        "我想知道{topic}是什么",
+        "麻烦讲解一下{topic}",
+        "{topic}有哪些知识?",
+        "教教我{topic}",
+        "请给我解释{topic}",
     ],
     "en": [
         "Tell me about {topic}.",
@@ -1607,6 +1654,26 @@ NO_TOOL_TOPIC_TEMPLATES = {
         "Summarize {topic} for me.",
         "Fill me in on {topic}.",
         "Do you know anything about {topic}?",
+        "Explain {topic}.",
+        "Could you explain {topic} to me?",
+        "Please describe {topic}.",
+        "What is {topic}, briefly?",
+        "Walk me through {topic}.",
+        "Break down {topic} for me.",
+        "How does {topic} work?",
+        "I'd love a quick explanation of {topic}.",
+        "Can you describe {topic}?",
+        "What can you tell me about {topic}?",
+        "Outline {topic} for a beginner.",
+        "Say something about {topic}.",
+        "Give me the basics of {topic}.",
+        "I don't get {topic}. Help?",
+        "Quick question: what is {topic}?",
+        "Could you clarify {topic} for me?",
+        "Explain {topic} like I'm new to it.",
+        "What's {topic} all about?",
+        "Please tell me a little about {topic}.",
+        "Can you teach me about {topic}?",
     ],
 }
 NO_TOOL_TOPICS = {
@@ -2227,7 +2294,9 @@ def no_tool_eval_questions(lang) -> list:
 
 
 # no_tool train questions by kind; a "hard" one names the tool it is about by a short topic
-NO_TOOL_TABLES = {"chat": NO_TOOL_CHAT, "ask": NO_TOOL_ASK, "hard": NO_TOOL_HARD}
+NO_TOOL_TABLES = {
+    "chat": NO_TOOL_CHAT, "smalltalk": NO_TOOL_SMALLTALK, "ask": NO_TOOL_ASK, "hard": NO_TOOL_HARD,
+}
 TOOL_TOPICS = {
     "math": "calculate_math",
     "unit": "unit_converter",
@@ -2301,3 +2370,81 @@ for _lang in LANGS:
             for t in _templates
             for topic, answer, tool in NO_TOOL_TOPICS[_lang]
         ]
+
+# ==========================================================================================================
+# Shared frames: one wording on both sides of the call boundary
+# ==========================================================================================================
+# A topic template ("Tell me about {topic}.") asks about a subject and is answered without a tool. The same
+# frame around a request for live data or a computation ("Tell me about the weather in Paris right now.")
+# needs the tool. SHARED_FRAMES are the topic templates that read well both ways; composed with the
+# REQUEST_PHRASES of a template table they give that table "framed" train templates, so that the frame says
+# nothing about a call and what decides it is what is asked for: a city, a place, two currencies, a value and
+# units, an expression, a text. A frame keeps its topic template's split (SFT or RL), so a framed template is
+# never in another split than the no_tool questions with the same frame. Eval prompts never use them.
+SHARED_FRAMES = {
+    "zh": [
+        "介绍一下{topic}", "说说{topic}吧", "跟我聊聊{topic}", "我想了解{topic}", "帮我理解一下{topic}",
+        "关于{topic},你知道些什么?", "你了解{topic}吗?", "谈谈{topic}", "我对{topic}很好奇",
+        "能介绍下{topic}吗?", "解释一下{topic}", "能解释下{topic}吗?", "可以介绍一下{topic}吗?",
+        "请讲讲{topic}", "给我讲讲{topic}吧", "帮我讲解一下{topic}", "你能说明一下{topic}吗?",
+        "想听你聊一聊{topic}", "描述一下{topic}吧", "关于{topic}能多说几句吗?", "麻烦讲解一下{topic}",
+        "教教我{topic}", "请给我解释{topic}",
+    ],
+    "en": [
+        "Tell me about {topic}.", "What do you know about {topic}?", "I'm curious about {topic}.",
+        "Help me understand {topic}.", "Could you say a few words about {topic}?", "Give me an overview of {topic}.",
+        "Talk to me about {topic}.", "Summarize {topic} for me.", "Fill me in on {topic}.",
+        "Do you know anything about {topic}?", "Explain {topic}.", "Could you explain {topic} to me?",
+        "Please describe {topic}.", "Walk me through {topic}.", "Break down {topic} for me.",
+        "Can you describe {topic}?", "What can you tell me about {topic}?", "Could you clarify {topic} for me?",
+        "Please tell me a little about {topic}.",
+    ],
+}
+# what a framed request asks for, by template table (the table's own placeholders)
+REQUEST_PHRASES = {
+    "weather": {
+        "zh": ["{city}现在的天气", "{city}今天的天气情况", "{city}实时的温度和湿度"],
+        "en": ["the weather in {city} right now", "today's weather in {city}",
+               "the current temperature and humidity in {city}"],
+    },
+    "corr_weather": {
+        "zh": ["{place}现在的天气", "{place}今天的天气情况"],
+        "en": ["the weather in {place} right now", "today's weather in {place}"],
+    },
+    "time": {
+        "zh": ["{place}现在的时间", "{place}此刻是几点"],
+        "en": ["the current time in {place}", "what time it is in {place} right now"],
+    },
+    "exchange": {
+        "zh": ["今天{src}兑{dst}的汇率", "{src}换{dst}的最新汇率"],
+        "en": ["today's {src} to {dst} exchange rate", "the latest rate from {src} to {dst}"],
+    },
+    "unit": {
+        "zh": ["{value}{src}换算成{dst}是多少", "{value}{src}等于多少{dst}"],
+        "en": ["how many {dst} {value} {src} is", "{value} {src} converted to {dst}"],
+    },
+    "math": {
+        "zh": ["{expr}的计算结果", "{expr}等于多少"],
+        "en": ["the result of {expr}", "what {expr} comes to"],
+    },
+    "translate": {
+        "zh": ["“{text}”用{lang}怎么说", "把“{text}”翻成{lang}"],
+        "en": ["how to say '{text}' in {lang}", "'{text}' translated into {lang}"],
+    },
+}
+
+
+def framed_templates(name, lang) -> dict:
+    """{"sft": [...], "rl": [...]}: the framed train templates of template table `name`."""
+    out = {"sft": [], "rl": []}
+    for split, templates in zip(("sft", "rl"), carve_rl(NO_TOOL_TOPIC_TEMPLATES[lang])):
+        for frame in templates:
+            if frame in SHARED_FRAMES[lang]:  # a shared frame that is no topic template: check_phrasings
+                out[split] += [frame.format(topic=phrase) for phrase in REQUEST_PHRASES[name][lang]]
+    return out
+
+
+for _name in REQUEST_PHRASES:
+    for _lang in LANGS:
+        for _split, _templates in framed_templates(_name, _lang).items():
+            TEMPLATE_TABLES[_name].setdefault(f"{_split}_framed", {})[_lang] = _templates

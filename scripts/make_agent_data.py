@@ -64,7 +64,8 @@ from dataset.agent_phrasings import (  # noqa: E402  the phrasing tables
     KEEP_CAPITAL, WEATHER_A, TIME_A, TIME_LOCAL_A, EXCHANGE_A, UNIT_A, MATH_A, TRANSLATE_A, PARALLEL_A,
     CHAIN_FAHRENHEIT_A, CHAIN_MONEY_A, CHAIN_PRICE_A, CHAIN_TOTAL_A, CORR_WEATHER_A, CORR_MATH_A,
     ERROR_WEATHER_A, ERROR_EXCHANGE_A, ERROR_TRANSLATE_A, ERROR_TIME_A, THINK_ERROR, THINK_DIRECT, LANGS,
-    TOOL_NAMES, TOOL_TOPICS, TEMPLATE_TABLES, NO_TOOL_SPLITS, no_tool_eval_questions,
+    TOOL_NAMES, TOOL_TOPICS, TEMPLATE_TABLES, NO_TOOL_SPLITS, no_tool_eval_questions, SHARED_FRAMES,
+    NO_TOOL_TOPIC_TEMPLATES,
 )
 
 
@@ -106,7 +107,7 @@ SEEN_PER_SKILL = 40  # cases per skill of the second held-out set (SFT phrasings
 
 # how often make_no_tool draws each kind of train question ("topic": a template around a topic, the kind with
 # the most distinct questions, about 630 per language in SFT)
-NO_TOOL_KINDS = {"chat": 15, "ask": 25, "hard": 25, "topic": 35}
+NO_TOOL_KINDS = {"chat": 10, "smalltalk": 8, "ask": 24, "hard": 23, "topic": 35}
 SEEN_NO_TOOL_KINDS = ("chat", "ask", "hard")  # the seen-phrasing set's no_tool questions (as it was first made)
 
 
@@ -118,6 +119,7 @@ SEEN_NO_TOOL_KINDS = ("chat", "ask", "hard")  # the seen-phrasing set's no_tool 
 OPENER_RATE = 0.3    # share of train prompts that start with an opener
 CLOSER_RATE = 0.25   # ... that end with a closer
 PUNCT_RATE = 0.3     # ... whose end punctuation is redrawn
+FRAMED_RATE = 0.1    # share of train requests with a shared frame, where a table has them (SHARED_FRAMES)
 
 
 # ==========================================================================================================
@@ -178,6 +180,11 @@ class Ctx:
     pool: str
 
     def template(self, table, lang):
+        """A user template of this split; train prompts of a table with framed templates (SHARED_FRAMES)
+        take one of those at FRAMED_RATE."""
+        framed = table.get(f"{self.phrasing}_framed") if self.pool == "train" else None
+        if framed and self.rng.random() < FRAMED_RATE:
+            return self.rng.choice(framed[lang])
         return self.rng.choice(table[self.phrasing][lang])
 
     def answer(self, table, lang, **values):
@@ -1013,7 +1020,7 @@ def phrasing_owners() -> dict:
     for name, table in TEMPLATE_TABLES.items():
         for split in PHRASING_SPLITS:
             for lang in LANGS:
-                for t in table[split][lang]:
+                for t in table[split][lang] + table.get(f"{split}_framed", {}).get(lang, []):
                     owners.setdefault(normalized(t), set()).add((split, f"template table {name} ({lang}): {t!r}"))
     for split in ("sft", "rl"):
         for kind, pairs in NO_TOOL_SPLITS[split].items():
@@ -1034,6 +1041,10 @@ def check_phrasings():
         if len({split for split, _ in owners}) > 1:
             where = "; ".join(f"{split}: {w}" for split, w in sorted(owners))
             raise DataCheckError(f"one phrasing in two phrasing splits: {where}")
+    for lang in LANGS:
+        unknown = [f for f in SHARED_FRAMES[lang] if f not in NO_TOOL_TOPIC_TEMPLATES[lang]]
+        if unknown:  # its split would be undefined: a frame takes the split of its topic template
+            raise DataCheckError(f"SHARED_FRAMES ({lang}): {unknown} not in NO_TOOL_TOPIC_TEMPLATES")
     questions = [e[0] for split in NO_TOOL_SPLITS.values() for kinds in split.values() for lang in LANGS
                  for e in kinds[lang]]
     twice = sorted(q for q, n in Counter(questions).items() if n > 1)

@@ -82,6 +82,46 @@ def test_topic_questions_keep_their_templates_apart_and_offer_their_tool(built):
     assert checked > 0
 
 
+def framed_pattern(template):
+    """A regex that matches what a template makes, whatever fills its placeholders."""
+    parts = re.split(r"\{[a-z]+\}", template)
+    return re.compile(".+".join(re.escape(p) for p in parts))
+
+
+def test_shared_frames_ask_on_both_sides_of_the_call_boundary(built, monkeypatch):
+    """A framed request is a no_tool topic template of the same split around a request phrase, so one frame
+    is asked with a call (SFT tool conversations) and without one (SFT topic questions); a shared frame that
+    is no topic template is an error that names it; eval prompts never come from a framed template."""
+    from dataset import agent_phrasings as ph
+
+    for lang in data.LANGS:
+        carved = dict(zip(("sft", "rl"), ph.carve_rl(ph.NO_TOOL_TOPIC_TEMPLATES[lang])))
+        for name, phrases in ph.REQUEST_PHRASES.items():
+            for split in ("sft", "rl"):
+                want = [f.format(topic=p) for f in carved[split] if f in ph.SHARED_FRAMES[lang] for p in phrases[lang]]
+                assert data.TEMPLATE_TABLES[name][f"{split}_framed"][lang] == want and want, (name, split, lang)
+    assert not any("eval_framed" in table for table in data.TEMPLATE_TABLES.values())
+
+    topics = {f: [framed_pattern(f.format(topic=t)) for t, *_ in ph.NO_TOOL_TOPICS[lang]]
+              for lang in data.LANGS for f in ph.SHARED_FRAMES[lang]}
+    requests = {f: [framed_pattern(f.format(topic=p)) for phrases in ph.REQUEST_PHRASES.values()
+                    for p in phrases[lang]] for lang in data.LANGS for f in ph.SHARED_FRAMES[lang]}
+    asked = {"call": set(), "no call": set()}  # the frames SFT prompts were asked in, with a call or without
+    for r in built["sft_agent.jsonl"]:
+        user = next(m["content"] for m in r["conversations"] if m["role"] == "user")
+        side, patterns = ("no call", topics) if r["category"] == "no_tool" else ("call", requests)
+        asked[side] |= {f for f, ps in patterns.items() if any(p.search(user) for p in ps)}
+    assert asked["call"] & asked["no call"]
+
+    framed = [framed_pattern(t) for table in data.TEMPLATE_TABLES.values() for split in ("sft", "rl")
+              for lang in data.LANGS for t in table.get(f"{split}_framed", {}).get(lang, [])]
+    assert not [r["prompt"] for r in built["eval_toolcall.jsonl"] if any(p.fullmatch(r["prompt"]) for p in framed)]
+
+    monkeypatch.setitem(ph.SHARED_FRAMES, "en", ph.SHARED_FRAMES["en"] + ["Ponder {topic}."])
+    with pytest.raises(data.DataCheckError, match="Ponder"):
+        data.check_phrasings()
+
+
 def test_only_writes_the_files_asked_for(tmp_path):
     data.main(["--out_dir", str(tmp_path), "--only", "agent_rl_pool.jsonl", "--n_rl_pool", "50"])
     assert sorted(os.listdir(tmp_path)) == ["agent_rl_pool.jsonl"]
