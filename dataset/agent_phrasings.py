@@ -2392,12 +2392,12 @@ SHARED_FRAMES = {
     ],
     "en": [
         "Tell me about {topic}.", "What do you know about {topic}?", "I'm curious about {topic}.",
-        "Help me understand {topic}.", "Could you say a few words about {topic}?", "Give me an overview of {topic}.",
-        "Talk to me about {topic}.", "Summarize {topic} for me.", "Fill me in on {topic}.",
-        "Do you know anything about {topic}?", "Explain {topic}.", "Could you explain {topic} to me?",
-        "Please describe {topic}.", "Walk me through {topic}.", "Break down {topic} for me.",
-        "Can you describe {topic}?", "What can you tell me about {topic}?", "Could you clarify {topic} for me?",
-        "Please tell me a little about {topic}.",
+        "Help me understand {topic}.", "Could you say a few words about {topic}?",
+        "Give me an overview of {topic}.", "Talk to me about {topic}.", "Summarize {topic} for me.",
+        "Fill me in on {topic}.", "Do you know anything about {topic}?", "Explain {topic}.",
+        "Could you explain {topic} to me?", "Please describe {topic}.", "Walk me through {topic}.",
+        "Break down {topic} for me.", "Can you describe {topic}?", "What can you tell me about {topic}?",
+        "Could you clarify {topic} for me?", "Please tell me a little about {topic}.",
     ],
 }
 # what a framed request asks for, by template table (the table's own placeholders)
