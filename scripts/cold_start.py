@@ -59,25 +59,14 @@ def shape_args(args) -> list:
     return out
 
 
-def count_lines(path) -> int:
-    if not os.path.exists(path):
-        return -1
-    with open(path, "rb") as f:
-        return sum(1 for line in f if line.strip())
-
-
 def stage_data(args, resume: bool):
+    """Both generators, always: they are deterministic and take minutes, and files already in dataset/ may
+    come from other phrasing tables or another seed (a count of lines cannot tell)."""
     from scripts.make_agent_data import main as make_agent_data
     from scripts.make_pretrain_data import main as make_pretrain_data
 
-    if count_lines("dataset/sft_agent.jsonl") != args.n_sft:
-        make_agent_data(["--n_sft", str(args.n_sft), "--seed", str(args.seed)])
-    else:
-        print(f"dataset/sft_agent.jsonl already has {args.n_sft} conversations")
-    if count_lines("dataset/pretrain.jsonl") != args.n_pretrain_docs:
-        make_pretrain_data(["--n_docs", str(args.n_pretrain_docs)])
-    else:
-        print(f"dataset/pretrain.jsonl already has {args.n_pretrain_docs} documents")
+    make_agent_data(["--n_sft", str(args.n_sft), "--seed", str(args.seed)])
+    make_pretrain_data(["--n_docs", str(args.n_pretrain_docs)])
 
 
 def stage_pretrain(args, resume: bool):

@@ -4,11 +4,11 @@ Draw the agent-RL training curves from a metrics file to a PNG.
     python scripts/plot_metrics.py out/agent_256_metrics.jsonl            # -> out/agent_256_metrics.png
     python scripts/plot_metrics.py out/agent_256_metrics.jsonl --smooth 20 --out curves.png
 
-Panels: reward (mean and each term), tool-call success, tool calls per trajectory, repeated and unfinished
-ratios, response length, KL, group reward std and the share of zero-std groups. Two lines that should rise
-together, reward and tool success, share the first row: reward rising while tool success falls is the sign of
-reward hacking. Periodic evaluations written by the trainer (records with "eval_task_completion") are drawn
-as points.
+Panels: reward (mean and each term), tasks solved and tool-call success, tool calls per trajectory,
+repeated and unfinished ratios, response length, KL, group reward std and the share of zero-std groups. Two
+panels that should rise together, reward and the share of tasks solved (as the evaluation counts them), share
+the first row: reward rising while they fall is the sign of reward hacking. Periodic evaluations written by
+the trainer (records with "eval_task_completion") are drawn as points.
 """
 import argparse
 import json
@@ -17,7 +17,7 @@ import sys
 
 PANELS = [  # (title, [metric keys])
     ("reward", ["reward"]),
-    ("tool-call success", ["tool_success"]),
+    ("solved / tool-call success", ["solved", "tool_success"]),
     ("reward terms", None),  # every r_* key
     ("tool calls / trajectory", ["tool_calls", "expected_calls"]),
     ("repeated / unfinished / parse errors", ["repeat_calls", "unfinished", "parse_errors"]),

@@ -352,6 +352,26 @@ RATE = '<tool_call>\n{"name": "get_exchange_rate", "arguments": {"from_currency"
        '\n</tool_call>'
 
 
+def test_solved_share_counts_tasks_as_the_evaluation_does():
+    """The metrics' `solved`: GT in the final answer, finished, and no call on a question that needs none;
+    the same verdicts as the evaluation's case_completed on the same trajectories."""
+    from trainer.evaluation import CaseResult, case_completed
+
+    call = {"name": "calculate_math", "arguments": {"expression": "256*37"}, "result": {"result": "9472"}}
+    items = [{"gt": [], "expect_tools": []}, {"gt": ["9472"], "expect_tools": ["calculate_math"]}]
+    trajs = [make_traj(["你好!有什么可以帮你?"]),  # no_tool, answered: solved
+             make_traj([CALC, "9472"]),  # no_tool, a needless call: not solved
+             make_traj([CALC, "256*37=9472"]),  # math, GT in the answer: solved
+             make_traj([CALC], unfinished=True)]  # math, out of turns: not solved
+    trajs[1].tool_calls, trajs[2].tool_calls, trajs[3].tool_calls = [call], [call], [call]
+    assert train_agent.solved_share(items, trajs, 2) == 0.5
+    verdicts = [case_completed(CaseResult(prompt="", category="", gt=items[k // 2]["gt"],
+                                          expect_tools=items[k // 2]["expect_tools"], calls=t.tool_calls,
+                                          turns=t.turns, final_answer=train_agent.final_answer(t.turns),
+                                          unfinished=t.unfinished)) for k, t in enumerate(trajs)]
+    assert verdicts == [True, False, True, False]
+
+
 def test_reward_success_example_is_3():
     r = calculate_rewards([make_traj([CALC, "256*37=9472"])], [["9472"]], [TOOLS], 1)[0]
     assert (r.tag_format, r.tool_alignment, r.gt_match, r.repetition, r.unfinished) == (0, 0.5, 2.5, 0, 0)

@@ -245,7 +245,8 @@ def test_average_last_saves_the_mean_and_the_last_weights_and_resumes_exactly(tm
 
 def test_the_default_pool_is_regenerated_when_its_sources_change(tmp_path, monkeypatch):
     """The default pool is made on first use, kept while its sources are unchanged, and made again when the
-    phrasing tables, the generator or the tool world change; a pool the user names is never touched."""
+    phrasing tables, the generator or the tool world change, or when the pool file was rewritten since; a pool
+    the user names is never touched."""
     monkeypatch.chdir(tmp_path)
     os.makedirs("dataset")
     runs = []
@@ -259,7 +260,8 @@ def test_the_default_pool_is_regenerated_when_its_sources_change(tmp_path, monke
     pool = train_agent.DEFAULT_POOL
     train_agent.ensure_pool(pool)
     train_agent.ensure_pool(pool)
-    assert len(runs) == 1 and open(pool + ".sources").read().strip() == train_agent.pool_fingerprint()
+    assert len(runs) == 1
+    assert open(pool + ".sources").read().split() == [train_agent.pool_fingerprint(), train_agent.file_sha256(pool)]
     monkeypatch.setitem(train_agent.EXCHANGE_RATES, ("USD", "CNY"), 9.99)  # the tool world changes
     train_agent.ensure_pool(pool)
     assert len(runs) == 2 and open(pool).read() == "pool 2\n"
@@ -267,5 +269,10 @@ def test_the_default_pool_is_regenerated_when_its_sources_change(tmp_path, monke
     train_agent.ensure_pool(pool)
     train_agent.ensure_pool(pool)
     assert len(runs) == 3
+    with open(pool, "w") as f:  # rewritten by the generator run by hand on other tables: made again once
+        f.write("a pool of other phrasings\n")
+    train_agent.ensure_pool(pool)
+    train_agent.ensure_pool(pool)
+    assert len(runs) == 4 and open(pool).read() == "pool 4\n"
     train_agent.ensure_pool("mine.jsonl")
-    assert len(runs) == 3 and not os.path.exists("mine.jsonl")
+    assert len(runs) == 4 and not os.path.exists("mine.jsonl")

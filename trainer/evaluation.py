@@ -13,7 +13,7 @@ from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
 
 from dataset.lm_dataset import AgentRLDataset, DataError, read_jsonl
-from trainer.outcome import count_repeated_calls, final_answer, tool_result_ok, validate_gt_in_text
+from trainer.outcome import count_repeated_calls, final_answer, task_solved, tool_result_ok
 
 DEFAULT_SYSTEM = "你是一个有用的AI助手。"
 
@@ -143,11 +143,7 @@ def run_cases(cases, rollout, batch_size: int = 16, system: str = DEFAULT_SYSTEM
 
 def case_completed(r: CaseResult) -> bool:
     """All GT values in the final answer; for a no-tool case, also no tool called."""
-    if r.expect_tools == [] and r.calls:
-        return False
-    if r.unfinished:
-        return False
-    return len(validate_gt_in_text(r.final_answer, r.gt)) == len(r.gt)
+    return task_solved(r.final_answer, r.gt, bool(r.calls), r.unfinished, r.expect_tools == [])
 
 
 def repeated_calls(r: CaseResult) -> int:

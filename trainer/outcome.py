@@ -54,3 +54,11 @@ def count_repeated_calls(calls) -> int:
 
 def tool_result_ok(result) -> bool:
     return isinstance(result, dict) and "error" not in result
+
+
+def task_solved(answer: str, gt, called: bool, unfinished: bool, needs_no_tool: bool) -> bool:
+    """What the evaluation counts as a completed task: every GT value in the final answer, the trajectory
+    finished, and no call on a question that needs none."""
+    if (needs_no_tool and called) or unfinished:
+        return False
+    return len(validate_gt_in_text(answer, gt)) == len(gt)

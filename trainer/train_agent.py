@@ -51,7 +51,8 @@ from dataset.lm_dataset import AgentRLDataset, encode, render
 from model.model_minimind import count_parameters, save_minimind, weight_path
 from trainer.calculator import evaluate_expression
 from trainer.evaluation import load_cases, report, run_cases
-from trainer.outcome import count_repeated_calls, final_answer, tool_result_ok, validate_gt_in_text
+from trainer.outcome import (count_repeated_calls, final_answer, task_solved, tool_result_ok,
+                             validate_gt_in_text)
 from trainer.rollout_engine import compute_per_token_logps, create_rollout_engine
 from trainer.tool_runner import ToolError, ToolRunner, cap_tool_result
 from trainer.trainer_utils import (
@@ -912,14 +913,16 @@ def ensure_pool(path: str):
     """The default prompt pool is generated (deterministically, in seconds) rather than shipped: make it on
     first use by running the generator (a script, so the trainer imports nothing from scripts/), and again
     when a phrasing table, the generator or the tool world changed since (a stale pool would train on the
-    old wordings without a word). The fingerprint of its sources sits beside it in {path}.sources."""
+    old wordings without a word). Beside it, {path}.sources holds the fingerprint of its sources and the hash
+    of the pool it made, so a pool written since by anything else (scripts/make_agent_data.py run on other
+    tables) is made again too."""
     if os.path.normpath(path) != os.path.normpath(DEFAULT_POOL):
         return
-    stamp, want = path + ".sources", pool_fingerprint()
+    stamp, sources = path + ".sources", pool_fingerprint()
     if os.path.exists(path):
         if os.path.exists(stamp):
             with open(stamp, encoding="utf-8") as f:
-                if f.read().strip() == want:
+                if f.read().split() == [sources, file_sha256(path)]:
                     return
         print(f"{path} was made from other phrasings, generator or tool data: regenerating it")
     else:
@@ -928,8 +931,16 @@ def ensure_pool(path: str):
     subprocess.run([sys.executable, os.path.join(root, "scripts", "make_agent_data.py"), "--only",
                     os.path.basename(DEFAULT_POOL), "--out_dir", os.path.dirname(path) or "."], check=True)
     with open(stamp + ".tmp", "w", encoding="utf-8") as f:
-        f.write(want + "\n")
+        f.write(f"{sources} {file_sha256(path)}\n")
     os.replace(stamp + ".tmp", stamp)
+
+
+def file_sha256(path: str) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def add_data_args(parser):
@@ -1429,12 +1440,14 @@ def step_record(state: TrainState, epoch, groups: StepGroups, update: UpdateStat
     items, trajs, rewards = groups.items, groups.trajs, groups.rewards
     advantages, group_std = groups.advantages, groups.group_std
     expected = [len(it["expect_tools"]) if it["expect_tools"] is not None else len(it["gt"]) for it in items]
+    solved = solved_share(items, trajs, len(trajs) // max(1, len(items)))
     ratio, kl = update.ratios, update.kls
     return {
         "step": state.step, "epoch": epoch, "reward": torch.tensor([r.total for r in rewards]).mean().item(),
         **{f"r_{k}": sum(getattr(r, k) for r in rewards) / len(rewards) for k in rewards[0].terms()},
         **trajectory_stats(trajs),
         "expected_calls": sum(expected) / len(items),
+        "solved": solved,
         "kl": kl.mean().item() if kl.numel() else 0.0,
         "group_std": group_std.mean().item(),
         "zero_std_groups": (group_std < 1e-6).float().mean().item(),
@@ -1452,6 +1465,20 @@ def step_record(state: TrainState, epoch, groups: StepGroups, update: UpdateStat
     }
 
 
+def solved_share(items, trajs, num_generations: int) -> float:
+    """Share of the step's trajectories that solve their task as the evaluation counts it (GT in the final
+    answer, finished, no call where none is needed): what the reward should raise. tool_success, unlike
+    it, counts the correction task's failing first call, which the task asks for."""
+    solved = 0
+    for k, traj in enumerate(trajs):
+        it = items[k // num_generations]
+        expect = it["expect_tools"]
+        needs_no_tool = expect == [] if expect is not None else not it["gt"]
+        solved += task_solved(final_answer(traj.turns), it["gt"], bool(traj.tool_calls), traj.unfinished,
+                              needs_no_tool)
+    return solved / max(1, len(trajs))
+
+
 def groups_by_category(items, group_std) -> dict:
     """{category: [groups, informative groups]} of this rank's prompts: where the step's signal came from
     (what --category_weights can aim at)."""
@@ -1462,7 +1489,8 @@ def groups_by_category(items, group_std) -> dict:
     return dict(sorted(out.items()))
 
 
-TERMINAL_KEYS = ["reward", "r_gt_match", "tool_success", "kl", "informative_share", "loss", "step_s"]
+TERMINAL_KEYS = ["reward", "r_gt_match", "solved", "tool_success", "kl", "informative_share", "loss",
+                 "step_s"]
 
 
 def log_step(state: TrainState, record: dict, bar):
