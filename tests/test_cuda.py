@@ -1,0 +1,97 @@
+"""The rollout guarantees on a CUDA device: the KV cache, the sampled token's log-prob, the kept and shared
+caches, the first update's ratio of 1. Skipped where torch sees no GPU (CI runs on CPU)."""
+import os
+
+import pytest
+import torch
+
+from dataset.lm_dataset import encode, render
+from model.model_minimind import MiniMindConfig, load_minimind
+from trainer import train_agent
+from trainer.rollout_engine import TorchRolloutEngine, compute_per_token_logps
+from trainer.train_agent import TOOLS, rollout_batch
+from trainer.trainer_utils import autocast
+from conftest import rollout_config, tiny_model
+from test_agent import ROOT, read_metrics, tiny_setup, weather_prompt
+
+pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
+CUDA = "cuda"
+
+
+def shipped_model():
+    path = os.path.join(ROOT, "out", "full_sft_256.pth")
+    if not os.path.exists(path):
+        pytest.skip("no shipped checkpoint")
+    return load_minimind(path, MiniMindConfig()).to(CUDA).eval()
+
+
+def test_kv_cache_matches_full_forward_on_cuda():
+    model = tiny_model().to(CUDA)
+    ids = torch.randint(3, 6400, (2, 24), device=CUDA)
+    with torch.no_grad():
+        full = model(ids).logits
+        out = model(ids[:, :9], use_cache=True)
+        cache, pieces = out.cache, [out.logits]
+        for t in range(9, 24):
+            out = model(ids[:, t:t + 1], cache=cache, use_cache=True)
+            pieces.append(out.logits)
+    assert torch.allclose(torch.cat(pieces, 1), full, atol=1e-4)
+
+
+@pytest.mark.parametrize("dtype,atol", [("float32", 1e-4), ("bfloat16", 0.05)])
+def test_sampled_logps_match_a_training_forward_on_cuda(tok, dtype, atol):
+    """fp32: the same numbers. bf16: one-token decode steps and a whole-sequence forward round differently,
+    so they agree to bf16's precision, not bit for bit (the trainer recomputes old log-probs under the same
+    autocast only where it must)."""
+    model = shipped_model()
+    engine = TorchRolloutEngine(model, tok.eos_token_id, tok.pad_token_id, device=CUDA, dtype=dtype)
+    prompts = [encode(tok, render(tok, weather_prompt(), TOOLS, add_generation_prompt=True))] * 3
+    prompts.append(encode(tok, render(tok, [{"role": "user", "content": "帮我算一下 123 乘以 45"}], TOOLS,
+                                      add_generation_prompt=True)))
+    torch.manual_seed(1)
+    out = engine.rollout(prompts, max_new_tokens=48, temperature=0.8)
+    for p, ids, lps in zip(prompts, out.completion_ids, out.logps):
+        assert len(ids) == len(lps) > 0
+        seq = torch.tensor([p + ids], device=CUDA)
+        with torch.no_grad(), autocast(CUDA, dtype):
+            ref = compute_per_token_logps(model, seq, len(ids), temperature=0.8)[0].float().cpu()
+        assert torch.allclose(ref, torch.tensor(lps), atol=atol), (ref - torch.tensor(lps)).abs().max()
+
+
+def test_kept_and_shared_caches_change_nothing_on_cuda(tok):
+    """Multi-turn rollouts of the shipped model: the same tokens and log-probs with the kept K/V and the
+    shared prompt cache as with a fresh prefill of every turn."""
+    model = shipped_model()
+    prompts = [weather_prompt(), [{"role": "user", "content": "帮我算一下 123 乘以 45"}]]
+    runs = []
+    for reuse, share in ((False, False), (True, True)):
+        engine = TorchRolloutEngine(model, tok.eos_token_id, tok.pad_token_id, device=CUDA,
+                                    reuse_prefix=reuse, share_prompts=share)
+        torch.manual_seed(0)
+        runs.append(rollout_batch(engine, tok, prompts, [TOOLS, TOOLS], 4, rollout_config(max_gen_len=96)))
+    assert sum(len(t.turns) for t in runs[0]) > len(runs[0])  # some trajectories took a second turn
+    for a, b in zip(*runs):
+        assert a.ids == b.ids and a.response_mask == b.response_mask
+        assert torch.allclose(torch.tensor(a.old_logps), torch.tensor(b.old_logps), atol=1e-4)
+
+
+def test_greedy_rollouts_on_cuda_equal_those_on_cpu(tok):
+    model = tiny_model(seed=3)
+    prompts = [encode(tok, render(tok, weather_prompt(), TOOLS, add_generation_prompt=True)), [1, 50, 60, 70]]
+    outs = []
+    for device in ("cpu", CUDA):
+        engine = TorchRolloutEngine(model.to(device), tok.eos_token_id, tok.pad_token_id, device=device)
+        outs.append(engine.rollout(prompts, max_new_tokens=16, temperature=0))
+    assert outs[0].completion_ids == outs[1].completion_ids
+    for x, y in zip(outs[0].logps, outs[1].logps):
+        assert torch.allclose(torch.tensor(x), torch.tensor(y), atol=1e-4)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_first_update_importance_ratio_is_one_on_cuda(tmp_path, tok, dtype):
+    args = tiny_setup(tmp_path, tok)
+    args[args.index("--device") + 1], args[args.index("--dtype") + 1] = CUDA, dtype
+    train_agent.main(args + ["--max_steps", "1", "--skip_zero_std", "0"])
+    first = read_metrics(tmp_path / "out")[0]
+    assert first["trained_samples"] == 4 and first["stepped"]
+    assert abs(first["ratio_mean"] - 1) < 0.01 and first["ratio_max"] < 1.02
