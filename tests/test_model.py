@@ -16,15 +16,17 @@ def tiny(**kw):
     return MiniMindForCausalLM(cfg).eval()
 
 
-def test_kv_cache_matches_full_forward():
-    model = tiny()
-    ids = torch.randint(3, 6400, (2, 24))
+@pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(
+    not torch.cuda.is_available(), reason="no CUDA device"))])
+def test_kv_cache_matches_full_forward(device):
+    model = tiny().to(device)
+    ids = torch.randint(3, 6400, (2, 24), device=device)
     with torch.no_grad():
         full = model(ids).logits
         out = model(ids[:, :9], use_cache=True)
-        cache, pieces = out.past_key_values, [out.logits]
+        cache, pieces = out.cache, [out.logits]  # (transformers 5.24+ also name it past_key_values)
         for t in range(9, 24):
-            out = model(ids[:, t:t + 1], past_key_values=cache, use_cache=True)
+            out = model(ids[:, t:t + 1], cache=cache, use_cache=True)
             pieces.append(out.logits)
     assert torch.allclose(torch.cat(pieces, 1), full, atol=1e-4)
 
