@@ -265,17 +265,19 @@ def test_next_turn_continues_from_the_kept_cache(tok):
     assert not reuse.kept and reuse.longest_kept_prefix(turn2[0]) == (0, None)
 
 
-def test_multi_turn_rollouts_are_the_same_with_and_without_the_kept_cache(tok):
+@pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(
+    not torch.cuda.is_available(), reason="no CUDA device"))])
+def test_multi_turn_rollouts_are_the_same_with_and_without_the_kept_cache(tok, device):
     path = os.path.join(ROOT, "out", "full_sft_256.pth")
     if not os.path.exists(path):
         pytest.skip("no shipped checkpoint")
     from model.model_minimind import load_minimind
 
-    model = load_minimind(path, MiniMindConfig())
+    model = load_minimind(path, MiniMindConfig()).to(device)
     prompts = [weather_prompt(), [{"role": "user", "content": "帮我算一下 123 乘以 45"}]]
     runs = []
     for reuse in (False, True):
-        engine = TorchRolloutEngine(model, tok.eos_token_id, tok.pad_token_id, reuse_prefix=reuse)
+        engine = TorchRolloutEngine(model, tok.eos_token_id, tok.pad_token_id, device=device, reuse_prefix=reuse)
         torch.manual_seed(0)
         runs.append(rollout_batch(engine, tok, prompts, [TOOLS, TOOLS], 2, rollout_args(max_gen_len=96)))
     assert sum(len(t.turns) for t in runs[0]) > len(runs[0])  # some trajectories took a second turn
