@@ -59,7 +59,7 @@ from model.model_minimind import count_parameters
 from trainer import train_agent
 from trainer.rollout_engine import RolloutEngine, compute_per_token_logps, create_rollout_engine
 from trainer.train_agent import (
-    MOCK_RESULTS, RewardGuards, TrainBatch, build_train_batch, calculate_rewards, cap_tool_output, execute_tool,
+    MOCK_RESULTS, RewardGuards, build_train_batch, calculate_rewards, cap_tool_output, execute_tool,
     generation_prefill, group_advantages, parse_tool_calls, policy_loss, rollout_batch,
 )
 from trainer.trainer_utils import DTYPES, add_model_args, autocast, default_dtype, init_model, resolve_device
@@ -492,11 +492,7 @@ def update_phases(model, ref_model, batch, targs, cut: bool = True):
     (cut=False: every row at the whole padded width, as before). Returns (seconds of each, the micro-batches)."""
     N, device = batch.input_ids.shape[0], targs.device
     starts = range(0, N, targs.train_micro_batch)
-    if cut:
-        micro = [batch.rows(slice(s, s + targs.train_micro_batch)) for s in starts]
-    else:
-        micro = [TrainBatch(*(t[s:s + targs.train_micro_batch] for t in (
-            batch.input_ids, batch.completion_mask, batch.old_logps, batch.advantages))) for s in starts]
+    micro = [batch.rows(slice(s, s + targs.train_micro_batch), cut=cut) for s in starts]
 
     def reference():
         with torch.no_grad(), autocast(device, targs.dtype):
@@ -521,9 +517,10 @@ def update_phases(model, ref_model, batch, targs, cut: bool = True):
 def rl_step(model, ref_model, optimizer, tok, items, targs, every_group: bool = False) -> dict:
     """The trainer's step (rl_train_epoch, phases 1-5) with a clock around each phase. As the trainer does by
     default (--skip_zero_std 1), groups whose rewards are all equal are left out of the update, and each
-    micro-batch is cut to its model-written tokens (TrainBatch.rows); every_group: all of them are trained
-    (the cost of a step where every group is informative), and the update is timed a second time without
-    the cut, on the same batch (its gradient thrown away)."""
+    micro-batch is cut to its model-written tokens as --cut_update says (TrainBatch.rows; by default on the
+    CPU, not on a GPU); every_group: all of them are trained (the cost of a step where every group is
+    informative), and the update is timed a second time the other way, on the same batch (its gradient
+    thrown away)."""
     G, device = targs.num_generations, targs.device
     engine = create_rollout_engine("torch", model, tok.eos_token_id, tok.pad_token_id, device, targs.dtype)
     messages, tools = [it["messages"] for it in items], [it["tools"] for it in items]
@@ -542,13 +539,13 @@ def rl_step(model, ref_model, optimizer, tok, items, targs, every_group: bool = 
 
     batch, seconds["reward"] = timed(device, reward)  # rewards, advantages and the padded batch
     memory["reward"] = peak_rss_mb()
-    update, micro = update_phases(model, ref_model, batch, targs)
+    update, micro = update_phases(model, ref_model, batch, targs, cut=bool(targs.cut_update))
     seconds.update(update)
     memory["ref_logps"] = memory["policy_fwd_bwd"] = peak_rss_mb()
-    uncut = {}
+    other = {}  # the update the other way (--cut_update flipped), on the same batch
     if every_group:
         grads = [None if p.grad is None else p.grad.clone() for p in model.parameters()]
-        uncut, _ = update_phases(model, ref_model, batch, targs, cut=False)
+        other, _ = update_phases(model, ref_model, batch, targs, cut=not targs.cut_update)
         for p, g in zip(model.parameters(), grads):
             p.grad = g
 
@@ -563,7 +560,7 @@ def rl_step(model, ref_model, optimizer, tok, items, targs, every_group: bool = 
     # the work the update did: a shared prompt runs once per micro-batch, the rows' own tokens once per row
     computed = sum(m.shared_prefix + m.input_ids.shape[0] * (m.input_ids.shape[1] - m.shared_prefix)
                    for m in micro)
-    return {"seconds": seconds, "peak_rss_mb": memory, "sequences": N, "uncut_update_s": uncut,
+    return {"seconds": seconds, "peak_rss_mb": memory, "sequences": N, "other_update_s": other,
             "padded_tokens": sum(m.input_ids.numel() for m in micro), "computed_tokens": computed,
             "tokens": int(sum((m.input_ids != tok.pad_token_id).sum() for m in micro)),
             "seq_len": sum(m.input_ids.numel() for m in micro) / N,
@@ -605,9 +602,11 @@ def bench_rl_step(model, tok, dataset, args, flops: FlopModel, peak: float) -> d
     steps = [rl_step(policy, ref_model, optimizer, tok, items, targs) for _ in range(args.rl_steps)]
     every = rl_step(policy, ref_model, optimizer, tok, items, targs, every_group=True)
     every_group = summarise_steps([every], flops, peak)
-    uncut_s = sum(every["uncut_update_s"].values())
-    cut_s = every["seconds"]["ref_logps"] + every["seconds"]["policy_fwd_bwd"]
-    every_group.update(uncut_update_s=every["uncut_update_s"], cut_speedup=uncut_s / cut_s)
+    own_s = every["seconds"]["ref_logps"] + every["seconds"]["policy_fwd_bwd"]
+    other_s = sum(every["other_update_s"].values())
+    cut_s, uncut_s = (own_s, other_s) if targs.cut_update else (other_s, own_s)
+    every_group.update(cut_update=targs.cut_update, other_update_s=every["other_update_s"],
+                       cut_speedup=uncut_s / cut_s)
     return {"batch_size": batch_size, "num_generations": num_generations,
             **summarise_steps(steps, flops, peak), "every_group": every_group}
 
@@ -705,11 +704,13 @@ def print_report(res: dict):
           f"(mean of {rl['steps']}; {rl['trained_sequences']:.0f} of {rl['trajectories']} trajectories in "
           f"informative groups), {every['step_s']:.2f} s when every group is trained")
     for phase, seconds in rl["phases_s"].items():
-        uncut = every["uncut_update_s"].get(phase)
+        other = every["other_update_s"].get(phase)
+        way = "uncut" if every["cut_update"] else "cut"
         print(f"  {phase:<15} {seconds:8.3f} s  {rl['phase_share'][phase]:6.1%}   every group "
-              f"{every['phases_s'][phase]:8.3f} s" + (f" (uncut: {uncut:.3f} s)" if uncut else ""))
+              f"{every['phases_s'][phase]:8.3f} s" + (f" ({way}: {other:.3f} s)" if other else ""))
     print(f"  the update (reference + policy) cut to the model's tokens, each prompt run once: "
-          f"{every['cut_speedup']:.2f}x faster than uncut, on the same batch")
+          f"{every['cut_speedup']:.2f}x faster than uncut, on the same batch (--cut_update "
+          f"{every['cut_update']} timed first)")
     sft = res["sft_step"]
     print("\ntraining throughput (padded tokens/s; MFU = achieved / peak matmul FLOP/s)")
     print(f"  SFT step   {sft['tokens_per_s']:10.0f} tok/s | {sft['flops_per_s'] / 1e9:7.2f} GFLOP/s | "

@@ -711,6 +711,12 @@ def test_rows_cut_to_model_tokens_give_the_full_batch_loss_and_gradient():
     # rows without any model token: one column, a zero loss
     empty = train_agent.TrainBatch(ids[:1], torch.zeros(1, 19), torch.zeros(1, 19), torch.ones(1)).rows(slice(0, 1))
     assert empty.n_keep == 1 and empty.input_ids.shape == (1, 2)
+    # --cut_update 0 (a GPU's default; 1 on the CPU): the rows whole, the same loss and gradient
+    assert train_agent.parse_args(["--device", "cpu"]).cut_update == 1
+    whole = batch.rows(slice(0, 2), cut=False)
+    assert whole.input_ids.shape == (2, 20) and whole.n_keep == 19 and whole.shared_prefix == 0
+    assert torch.equal(whole.old_logps, batch.old_logps[:2])
+    assert abs(loss_and_grad(whole)[0] - loss_and_grad(batch.rows(slice(0, 2)))[0]) < 1e-6
 
 
 def test_a_shared_prompt_runs_once_with_the_same_logps_and_gradient():

@@ -889,6 +889,8 @@ def parse_args(argv=None):
     args = parser.parse_args(argv)
     args.device = resolve_device(args.device)
     args.dtype = args.dtype or default_dtype(args.device)
+    if args.cut_update is None:  # FLOPs cost on a CPU; on a GPU, at this size, launches do
+        args.cut_update = int(not str(args.device).startswith("cuda"))
     return args
 
 
@@ -1036,6 +1038,10 @@ def add_training_args(parser):
                         help="divide each group's centred rewards by its std (group) or not (none)")
     parser.add_argument("--grad_clip", type=float, default=1.0)
     parser.add_argument("--train_micro_batch", type=int, default=8, help="sequences per forward/backward")
+    parser.add_argument("--cut_update", type=int, default=None, choices=[0, 1],
+                        help="1: each micro-batch cut to its model-written tokens, a group's prompt run "
+                             "once (fewer FLOPs); 0: every row at the whole padded width (fewer kernel "
+                             "launches). Default: 1 on the CPU, 0 on a GPU (docs/speed.md)")
     parser.add_argument("--loss_norm", default="sequence", choices=["sequence", "token"],
                         help="the loss is the mean over sequences of each one's token mean (sequence), or "
                              "the mean over all model-written tokens of the batch (token)")
@@ -1142,13 +1148,16 @@ class TrainBatch:
     # a shared prefix shorter than this is run in every row: a forward of its own costs more than it saves
     MIN_SHARED_PREFIX = 16
 
-    def rows(self, sl: slice) -> "TrainBatch":
+    def rows(self, sl: slice, cut: bool = True) -> "TrainBatch":
         """Rows `sl`, cut to the columns where they have model-written tokens: the log-probs are needed only
         there, so the LM head and its log-softmax skip the prompt, and the padding after the last model token
         is not fed at all (causal attention: later tokens change nothing before them). The cut batch's
         completion_mask and old_logps cover logps of its last `n_keep` input tokens, n_keep = their width.
         The tokens before the first model token that all the rows have (a group's prompt) are its
-        shared_prefix."""
+        shared_prefix. cut=False: the rows whole, at the batch's padded width."""
+        if not cut:
+            return TrainBatch(self.input_ids[sl], self.completion_mask[sl], self.old_logps[sl],
+                              self.advantages[sl])
         mask = self.completion_mask[sl]
         cols = mask.any(0).nonzero().flatten()
         first, last = (int(cols[0]), int(cols[-1])) if len(cols) else (0, 0)
@@ -1381,7 +1390,7 @@ def policy_update(state: TrainState, trajs, advantages, group_std, rank_share) -
     if args.loss_norm == "token":  # the mean over the global batch's model-written tokens
         n_tokens = all_ranks_sum(float(batch.completion_mask.sum()) * weight if keep else 0.0, state.dist)
     for s in range(0, len(keep), args.train_micro_batch):
-        micro = batch.rows(slice(s, s + args.train_micro_batch))
+        micro = batch.rows(slice(s, s + args.train_micro_batch), cut=args.cut_update)
         ids, mask = micro.input_ids.to(args.device), micro.completion_mask.to(args.device)
         # the group's prompt once, not once per sample (the policy through DDP runs it in every row: DDP wants
         # one forward per backward)
