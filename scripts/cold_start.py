@@ -1,15 +1,25 @@
 """
-The whole cold start in one command: data, pretraining, SFT. It makes the checkpoint agent RL starts from.
+The whole cold start in one command: data, pretraining, SFT, one rejection-sampling round. It makes the
+checkpoint agent RL starts from.
 
     python scripts/cold_start.py                    # about 2 hours on 2 CPU cores
     python scripts/cold_start.py --from_resume 1    # after a kill: done stages are skipped, the cut one resumes
+    python scripts/cold_start.py --stages rft       # only the round, on an existing full_sft_r0 checkpoint
 
 Stages (each prints its own progress bar with an ETA):
     1. data      scripts/make_agent_data.py --n_sft N     SFT conversations, RL prompts, held-out sets (~1 min)
                  scripts/make_pretrain_data.py            the pretraining text (~2 min)
     2. pretrain  trainer/train_pretrain.py                out/{prefix}pretrain_{hidden}.pth
     3. sft       trainer/train_full_sft.py --from_weight {prefix}pretrain
+                                                          out/{prefix}full_sft_r0_{hidden}.pth
+    4. rft       scripts/rejection_sample.py --weight {prefix}full_sft_r0 --k 8
+                     the SFT model's own correct trajectories on the 2,000 RL-split prompts (~6 min)
+                 trainer/train_full_sft.py --from_weight {prefix}full_sft_r0 on them, half of them
+                     rehearsed SFT conversations, 2 epochs (~20 min)
                                                           out/{prefix}full_sft_{hidden}.pth
+
+With --rft_round 0 there is no stage 4 and stage 3 writes out/{prefix}full_sft_{hidden}.pth itself. The round
+is the data flywheel (docs/flywheel.md) with its own settings; what it buys is in docs/cold_start.md.
 
 The tokenizer is not retrained: the shipped model/tokenizer.json covers the new text (digits, ASCII words and
 Chinese characters are its pieces). Progress is kept in out/{prefix}cold_start.json, so --from_resume 1 knows
@@ -27,7 +37,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-STAGES = ("data", "pretrain", "sft")
+STAGES = ("data", "pretrain", "sft", "rft")
 
 
 def parse_args(argv=None):
@@ -44,10 +54,29 @@ def parse_args(argv=None):
     p.add_argument("--sft_warmup", type=int, default=50, help="SFT warmup steps")
     p.add_argument("--sft_steps", type=int, default=-1, help="cap on SFT steps (-1: the epochs)")
     p.add_argument("--sft_learning_rate", type=float, default=1e-3, help="peak LR of SFT after pretraining")
+    p.add_argument("--rft_round", type=int, default=1, choices=[0, 1],
+                   help="stage 4, one rejection-sampling round after SFT (0: stop after SFT)")
+    p.add_argument("--rft_k", type=int, default=8, help="trajectories sampled a prompt in the round")
+    p.add_argument("--rft_epochs", type=int, default=2, help="passes over the round's SFT data")
+    p.add_argument("--rft_learning_rate", type=float, default=2e-4, help="peak LR of the round's SFT")
+    p.add_argument("--stages", default=",".join(STAGES),
+                   help="run only these stages, comma-separated (the others must have been run before)")
     p.add_argument("--save_dir", default="out")
     p.add_argument("--seed", type=int, default=42)
     p.add_argument("--from_resume", type=int, default=0, choices=[0, 1])
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    args.stages = [s.strip() for s in args.stages.split(",") if s.strip()]
+    unknown = [s for s in args.stages if s not in STAGES]
+    if unknown:
+        p.error(f"--stages: unknown stage(s) {unknown}; the stages are {', '.join(STAGES)}")
+    if not args.rft_round and "rft" in args.stages:
+        args.stages.remove("rft")
+    return args
+
+
+def sft_name(args) -> str:
+    """Stage 3's checkpoint: the round's start when there is a round, else the cold start's end."""
+    return f"{args.prefix}full_sft_r0" if args.rft_round else f"{args.prefix}full_sft"
 
 
 def shape_args(args) -> list:
@@ -82,7 +111,7 @@ def stage_pretrain(args, resume: bool):
 def stage_sft(args, resume: bool):
     from trainer.train_full_sft import parse_args as sft_args, train
 
-    argv = shape_args(args) + ["--from_weight", f"{args.prefix}pretrain", "--save_weight", f"{args.prefix}full_sft",
+    argv = shape_args(args) + ["--from_weight", f"{args.prefix}pretrain", "--save_weight", sft_name(args),
                                "--save_dir", args.save_dir, "--epochs", str(args.sft_epochs),
                                "--max_steps", str(args.sft_steps), "--learning_rate", str(args.sft_learning_rate),
                                "--warmup_steps", str(args.sft_warmup), "--seed", str(args.seed),
@@ -90,18 +119,48 @@ def stage_sft(args, resume: bool):
     return train(sft_args(argv))
 
 
-RUNNERS = {"data": stage_data, "pretrain": stage_pretrain, "sft": stage_sft}
+def stage_rft(args, resume: bool):
+    """Sample, keep the correct trajectories, learn them. A resumed round keeps a finished sample file (it is
+    written whole or not at all) and resumes the SFT from its resume checkpoint."""
+    from scripts.rejection_sample import main as rejection_sample
+    from trainer.train_full_sft import parse_args as sft_args, train
+
+    sft_resume = checkpoint_exists(args, f"{args.prefix}full_sft")
+    start = sft_name(args)
+    samples = rft_samples_path(args)
+    if not (resume and os.path.exists(samples)):
+        rejection_sample(shape_args(args) + ["--weight", start, "--save_dir", args.save_dir,
+                                             "--k", str(args.rft_k), "--batch_prompts", "16",
+                                             "--seed", str(args.seed), "--out", samples])
+    argv = shape_args(args) + ["--from_weight", start, "--save_weight", f"{args.prefix}full_sft",
+                               "--save_dir", args.save_dir, "--data_path", samples,
+                               "--mix_path", "dataset/sft_agent.jsonl", "--mix_ratio", "0.5",
+                               "--epochs", str(args.rft_epochs), "--learning_rate", str(args.rft_learning_rate),
+                               "--warmup_steps", "10", "--eval_interval", "50", "--save_best", "0",
+                               "--seed", str(args.seed), "--from_resume", str(int(resume and sft_resume))]
+    return train(sft_args(argv))
 
 
-def resume_file_exists(args, stage) -> bool:
+RUNNERS = {"data": stage_data, "pretrain": stage_pretrain, "sft": stage_sft, "rft": stage_rft}
+
+
+def rft_samples_path(args) -> str:
+    return os.path.join(args.save_dir, f"{args.prefix}rft_samples.jsonl")
+
+
+def checkpoint_exists(args, weight: str) -> bool:
+    """Is there a resume checkpoint of this training run?"""
     from model.model_minimind import DEFAULT_HIDDEN_SIZE
     from trainer.trainer_utils import resume_path
 
-    weight = {"pretrain": "pretrain", "sft": "full_sft"}.get(stage)
-    if weight is None:
-        return False
-    return os.path.exists(resume_path(args.save_dir, f"{args.prefix}{weight}",
-                                      args.hidden_size or DEFAULT_HIDDEN_SIZE, False))
+    return os.path.exists(resume_path(args.save_dir, weight, args.hidden_size or DEFAULT_HIDDEN_SIZE, False))
+
+
+def resume_file_exists(args, stage) -> bool:
+    if stage == "rft":  # a finished sample file is worth keeping even when the round's SFT never started
+        return os.path.exists(rft_samples_path(args)) or checkpoint_exists(args, f"{args.prefix}full_sft")
+    weight = {"pretrain": f"{args.prefix}pretrain", "sft": sft_name(args)}.get(stage)
+    return weight is not None and checkpoint_exists(args, weight)
 
 
 def main(argv=None):
@@ -117,6 +176,8 @@ def main(argv=None):
     state["config"] = vars(args)
     t_all = time.time()
     for k, stage in enumerate(STAGES, start=1):
+        if stage not in args.stages:
+            continue
         if stage in state["done"]:
             print(f"stage {k}/{len(STAGES)}: {stage} done already ({state['seconds'][stage]:.0f}s)")
             continue
@@ -135,7 +196,7 @@ def main(argv=None):
             return
     total = sum(state["seconds"].values())
     print(f"\ncold start done in {total / 60:.1f} min of stage time ({(time.time() - t_all) / 60:.1f} min this run): "
-          + ", ".join(f"{s} {state['seconds'][s] / 60:.1f} min" for s in STAGES))
+          + ", ".join(f"{s} {t / 60:.1f} min" for s, t in state["seconds"].items()))
 
 
 if __name__ == "__main__":

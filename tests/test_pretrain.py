@@ -101,7 +101,7 @@ def test_cold_start_marks_a_stage_done_only_when_it_finished(tmp_path, monkeypat
             return finished[name]
         return run
 
-    finished = {"data": True, "pretrain": False, "sft": True}  # a signal stops pretraining
+    finished = {"data": True, "pretrain": False, "sft": True, "rft": True}  # a signal stops pretraining
     monkeypatch.setattr(cold_start, "RUNNERS", {s: runner(s, finished) for s in cold_start.STAGES})
     cold_start.main(["--save_dir", str(tmp_path)])
     state = json.load(open(tmp_path / "cold_start.json", encoding="utf-8"))
@@ -110,4 +110,52 @@ def test_cold_start_marks_a_stage_done_only_when_it_finished(tmp_path, monkeypat
     calls.clear()
     cold_start.main(["--save_dir", str(tmp_path), "--from_resume", "1"])
     state = json.load(open(tmp_path / "cold_start.json", encoding="utf-8"))
-    assert state["done"] == ["data", "pretrain", "sft"] and [c[0] for c in calls] == ["pretrain", "sft"]
+    assert state["done"] == ["data", "pretrain", "sft", "rft"]
+    assert [c[0] for c in calls] == ["pretrain", "sft", "rft"]
+
+
+def test_cold_start_round_reads_the_sft_checkpoint_and_writes_full_sft(tmp_path, monkeypatch):
+    """Stage 3 writes full_sft_r0 and the round turns it into full_sft; without a round stage 3 writes full_sft.
+    A resumed round keeps its finished sample file and resumes its SFT only when that SFT left a checkpoint."""
+    from scripts import cold_start, rejection_sample
+    from trainer import train_full_sft
+    sampled, trained = [], []
+
+    def fake_sample(argv):
+        sampled.append(argv)
+        out = argv[argv.index("--out") + 1]
+        open(out, "w").close()
+
+    def fake_train(args):
+        trained.append(args)
+
+    monkeypatch.setattr(rejection_sample, "main", fake_sample)
+    monkeypatch.setattr(train_full_sft, "train", fake_train)
+    for stage in ("data", "pretrain"):
+        monkeypatch.setitem(cold_start.RUNNERS, stage, lambda args, resume: True)
+    cold_start.main(["--save_dir", str(tmp_path), "--prefix", "t_"])
+    sft, rft = trained
+    assert (sft.from_weight, sft.save_weight) == ("t_pretrain", "t_full_sft_r0")
+    assert (rft.from_weight, rft.save_weight) == ("t_full_sft_r0", "t_full_sft")
+    assert rft.data_path == str(tmp_path / "t_rft_samples.jsonl") and rft.mix_ratio == 0.5
+    assert sampled[0][sampled[0].index("--weight") + 1] == "t_full_sft_r0"
+
+    sampled.clear(), trained.clear()  # the round again, resumed: the samples are kept, no SFT checkpoint
+    cold_start.main(["--save_dir", str(tmp_path), "--prefix", "t_", "--stages", "rft", "--from_resume", "1"])
+    state = json.load(open(tmp_path / "t_cold_start.json", encoding="utf-8"))
+    assert state["done"] == ["data", "pretrain", "sft", "rft"]  # done already: nothing ran
+    assert not sampled and not trained
+    (tmp_path / "t_cold_start.json").unlink()
+    cold_start.main(["--save_dir", str(tmp_path), "--prefix", "t_", "--stages", "rft", "--from_resume", "1"])
+    assert not sampled and len(trained) == 1 and trained[0].from_resume == 0
+
+    trained.clear()
+    cold_start.main(["--save_dir", str(tmp_path / "b"), "--rft_round", "0"])
+    assert [(a.from_weight, a.save_weight) for a in trained] == [("pretrain", "full_sft")]
+
+
+def test_cold_start_rejects_an_unknown_stage(capsys):
+    from scripts import cold_start
+    with pytest.raises(SystemExit):
+        cold_start.parse_args(["--stages", "sft,rlhf"])
+    assert "rlhf" in capsys.readouterr().err
