@@ -60,6 +60,9 @@ def parse_args(argv=None):
     parser.add_argument("--max_prompts", type=int, default=0, help="at most this many prompts (0 = all)")
     parser.add_argument("--k", type=int, default=8, help="trajectories sampled per prompt")
     parser.add_argument("--max_per_prompt", type=int, default=2, help="distinct accepted trajectories kept")
+    parser.add_argument("--max_per_hard_prompt", type=int, default=0,
+                        help="distinct accepted trajectories kept of a prompt that some samples failed "
+                             "(0: --max_per_prompt); the boundary cases get more weight")
     parser.add_argument("--batch_prompts", type=int, default=4, help="prompts rolled out together")
     parser.add_argument("--temperature", type=float, default=0.8)
     parser.add_argument("--top_p", type=float, default=1.0)
@@ -75,6 +78,7 @@ def parse_args(argv=None):
     args = parser.parse_args(argv)
     if args.k < 1 or args.max_per_prompt < 1:
         parser.error("--k and --max_per_prompt must be at least 1")
+    args.max_per_hard_prompt = args.max_per_hard_prompt or args.max_per_prompt
     args.device = resolve_device(args.device)
     args.dtype = args.dtype or default_dtype(args.device)
     return args
@@ -238,7 +242,7 @@ def rejection_sample(engine, tokenizer, items, args) -> SampleResult:
         for i, item in enumerate(chunk):
             st = stats[item["category"]]
             st.prompts += 1
-            kept, seen = 0, set()
+            accepted = []
             for traj in trajs[i * args.k:(i + 1) * args.k]:
                 st.samples += 1
                 verdict = judge(traj, item)
@@ -249,8 +253,12 @@ def rejection_sample(engine, tokenizer, items, args) -> SampleResult:
                     st.rejected[verdict.reason] += 1
                     continue
                 st.accepted += 1
+                accepted.append((traj, record))
+            cap = args.max_per_prompt if len(accepted) == args.k else args.max_per_hard_prompt
+            kept, seen = 0, set()
+            for traj, record in accepted:
                 key = tuple(traj.ids)
-                if key in seen or kept >= args.max_per_prompt:
+                if key in seen or kept >= cap:
                     continue
                 seen.add(key)
                 kept += 1

@@ -20,7 +20,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def sample_args(**kw):
-    base = dict(k=4, max_per_prompt=4, batch_prompts=2, temperature=0.8, top_p=1.0, max_turns=3, max_gen_len=48,
+    base = dict(k=4, max_per_prompt=4, max_per_hard_prompt=4, batch_prompts=2, temperature=0.8, top_p=1.0, max_turns=3, max_gen_len=48,
                 max_total_len=2500, max_tool_tokens=256, tool_timeout=1.0)
     base.update(kw)
     return argparse.Namespace(**base)
@@ -78,6 +78,18 @@ def check_round_trip(tok, record, traj, tmp_path=None):
     assert ids[:len(sampled)] == sampled
     assert tok.decode(ids[len(sampled):]) == "\n"  # the template's newline after the last <|im_end|>
     assert [t for t in labels if t != -100] == [t for t, m in zip(traj.ids, traj.response_mask) if m]
+
+
+def test_a_prompt_some_samples_failed_keeps_more_of_its_right_trajectories(tok):
+    right = [["我是 MiniMind。"], ["你好,我是 MiniMind。"], ["我叫 MiniMind,一个助手。"]]
+    needless = [call("get_current_weather", {"location": "北京"}), "北京28°C。"]
+    scripts = right + right[:2] + [needless]  # the first prompt solved 3 of 3 times, the second 2 of 3
+    for hard, written in ((1, [1, 1]), (2, [1, 2])):
+        args = sample_args(k=3, max_per_prompt=1, max_per_hard_prompt=hard)
+        result = rs.rejection_sample(PerTrajectoryEngine(tok, scripts), tok, [CHAT, CHAT], args)
+        assert result.stats["no_tool"].written == sum(written)
+        assert [r["conversations"][-1]["content"] for r in result.records] == \
+            ["我是 MiniMind。", "我是 MiniMind。", "你好,我是 MiniMind。"][:sum(written)]
 
 
 def test_written_file_is_sft_data_equal_to_the_real_model_samples(tmp_path, tok):
