@@ -17,7 +17,7 @@ run_arm() {
   read -r name hidden layers pre sft <<< "$1"
   OMP_NUM_THREADS=1 python scripts/cold_start.py --prefix "sweep_${name}_" --hidden_size "$hidden" \
     --num_hidden_layers "$layers" --pretrain_steps "$pre" --sft_steps "$sft" --pretrain_warmup 20 \
-    --sft_warmup 30 --rft_round 0 --from_resume 1 > "out/sweep_${name}.log" 2>&1
+    --sft_warmup 30 --from_resume 1 > "out/sweep_${name}.log" 2>&1
   OMP_NUM_THREADS=1 python scripts/eval_toolcall.py --weight "sweep_${name}_full_sft" --hidden_size "$hidden" \
     --num_hidden_layers "$layers" --out "out/sweep_${name}_eval.json" > "out/sweep_${name}_eval.log" 2>&1
 }

@@ -103,12 +103,12 @@ def test_cold_start_marks_a_stage_done_only_when_it_finished(tmp_path, monkeypat
 
     finished = {"data": True, "pretrain": False, "sft": True, "rft": True}  # a signal stops pretraining
     monkeypatch.setattr(cold_start, "RUNNERS", {s: runner(s, finished) for s in cold_start.STAGES})
-    cold_start.main(["--save_dir", str(tmp_path)])
+    cold_start.main(["--save_dir", str(tmp_path), "--rft_round", "1"])
     state = json.load(open(tmp_path / "cold_start.json", encoding="utf-8"))
     assert state["done"] == ["data"] and [c[0] for c in calls] == ["data", "pretrain"]  # sft never started
     finished["pretrain"] = True
     calls.clear()
-    cold_start.main(["--save_dir", str(tmp_path), "--from_resume", "1"])
+    cold_start.main(["--save_dir", str(tmp_path), "--from_resume", "1", "--rft_round", "1"])
     state = json.load(open(tmp_path / "cold_start.json", encoding="utf-8"))
     assert state["done"] == ["data", "pretrain", "sft", "rft"]
     assert [c[0] for c in calls] == ["pretrain", "sft", "rft"]
@@ -133,7 +133,7 @@ def test_cold_start_round_reads_the_sft_checkpoint_and_writes_full_sft(tmp_path,
     monkeypatch.setattr(train_full_sft, "train", fake_train)
     for stage in ("data", "pretrain"):
         monkeypatch.setitem(cold_start.RUNNERS, stage, lambda args, resume: True)
-    cold_start.main(["--save_dir", str(tmp_path), "--prefix", "t_"])
+    cold_start.main(["--save_dir", str(tmp_path), "--prefix", "t_", "--rft_round", "1"])
     sft, rft = trained
     assert (sft.from_weight, sft.save_weight) == ("t_pretrain", "t_full_sft_r0")
     assert (rft.from_weight, rft.save_weight) == ("t_full_sft_r0", "t_full_sft")
@@ -141,16 +141,18 @@ def test_cold_start_round_reads_the_sft_checkpoint_and_writes_full_sft(tmp_path,
     assert sampled[0][sampled[0].index("--weight") + 1] == "t_full_sft_r0"
 
     sampled.clear(), trained.clear()  # the round again, resumed: the samples are kept, no SFT checkpoint
-    cold_start.main(["--save_dir", str(tmp_path), "--prefix", "t_", "--stages", "rft", "--from_resume", "1"])
+    cold_start.main(["--save_dir", str(tmp_path), "--prefix", "t_", "--stages", "rft", "--from_resume", "1",
+                     "--rft_round", "1"])
     state = json.load(open(tmp_path / "t_cold_start.json", encoding="utf-8"))
     assert state["done"] == ["data", "pretrain", "sft", "rft"]  # done already: nothing ran
     assert not sampled and not trained
     (tmp_path / "t_cold_start.json").unlink()
-    cold_start.main(["--save_dir", str(tmp_path), "--prefix", "t_", "--stages", "rft", "--from_resume", "1"])
+    cold_start.main(["--save_dir", str(tmp_path), "--prefix", "t_", "--stages", "rft", "--from_resume", "1",
+                     "--rft_round", "1"])
     assert not sampled and len(trained) == 1 and trained[0].from_resume == 0
 
     trained.clear()
-    cold_start.main(["--save_dir", str(tmp_path / "b"), "--rft_round", "0"])
+    cold_start.main(["--save_dir", str(tmp_path / "b")])  # the default: no round
     assert [(a.from_weight, a.save_weight) for a in trained] == [("pretrain", "full_sft")]
 
 
