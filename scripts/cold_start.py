@@ -4,7 +4,7 @@ makes the checkpoint agent RL starts from.
 
     python scripts/cold_start.py                    # about 1.5 hours on 2 CPU cores
     python scripts/cold_start.py --from_resume 1    # after a kill: done stages are skipped, the cut one resumes
-    python scripts/cold_start.py --rft_round 1      # with stage 4, about 25 minutes more
+    python scripts/cold_start.py --rft_round 1      # with stage 4, about 21 minutes more
     python scripts/cold_start.py --rft_round 1 --stages rft   # only the round, on an existing full_sft_r0
 
 Stages (each prints its own progress bar with an ETA):
@@ -14,9 +14,9 @@ Stages (each prints its own progress bar with an ETA):
     3. sft       trainer/train_full_sft.py --from_weight {prefix}pretrain
                                                           out/{prefix}full_sft_r0_{hidden}.pth
     4. rft       scripts/rejection_sample.py --weight {prefix}full_sft_r0 --k 8
-                     the SFT model's own correct trajectories on the 2,000 RL-split prompts (~6 min)
+                     the SFT model's own correct trajectories on the 2,000 RL-split prompts (~5 min)
                  trainer/train_full_sft.py --from_weight {prefix}full_sft_r0 on them, half of them
-                     rehearsed SFT conversations, 2 epochs (~20 min)
+                     rehearsed SFT conversations, 2 epochs (~15 min)
                                                           out/{prefix}full_sft_{hidden}.pth
 
 Without --rft_round 1 there is no stage 4 and stage 3 writes out/{prefix}full_sft_{hidden}.pth itself (the
