@@ -78,6 +78,8 @@ def parse_args(argv=None):
     args = parser.parse_args(argv)
     if args.k < 1 or args.max_per_prompt < 1:
         parser.error("--k and --max_per_prompt must be at least 1")
+    if args.max_per_hard_prompt < 0:
+        parser.error(f"--max_per_hard_prompt must be 0 (as --max_per_prompt) or more, got {args.max_per_hard_prompt}")
     args.max_per_hard_prompt = args.max_per_hard_prompt or args.max_per_prompt
     args.device = resolve_device(args.device)
     args.dtype = args.dtype or default_dtype(args.device)
