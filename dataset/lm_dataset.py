@@ -1,6 +1,6 @@
 """
-Datasets: PretrainDataset (plain text, stage 1), SFTDataset (cold-start supervised fine-tuning) and
-AgentRLDataset (prompts for agent RL).
+Datasets: PretrainDataset (plain text, stage 1), SFTDataset (cold-start supervised fine-tuning),
+PreferenceDataset (pairs of the model's own trajectories, for DPO) and AgentRLDataset (prompts for agent RL).
 
 PretrainDataset reads {"text": "..."} lines (scripts/make_pretrain_data.py) and packs them into blocks.
 The other two read the design's JSONL format, one conversation per line:
@@ -11,8 +11,10 @@ The other two read the design's JSONL format, one conversation per line:
      "gt": ["9472"]}                      # AgentRLDataset only
 A malformed line raises ValueError naming the file, the line number and the field.
 """
+import hashlib
 import json
 import random
+from dataclasses import dataclass
 
 import torch
 from jinja2 import TemplateError
@@ -322,6 +324,88 @@ class LengthGroupedSampler(Sampler):
 
     def __len__(self):
         return -(-len(self.lengths) // self.batch_size)
+
+
+def tokenizer_fingerprint(tokenizer) -> str:
+    """A short hash of the vocabulary: data stored as token ids is valid only with the tokenizer that made it."""
+    vocab = json.dumps(sorted(tokenizer.get_vocab().items()), ensure_ascii=False)
+    return hashlib.sha256(vocab.encode("utf-8")).hexdigest()[:16]
+
+
+@dataclass
+class PreferencePair:
+    """A right (chosen) and a failed (rejected) trajectory of one prompt, as sampled: the ids after the prompt,
+    with mask 1 on the tokens the model wrote and 0 on the tool results the rollout put in."""
+    prompt: str
+    category: str
+    reason: str  # why the rejected one failed (scripts/rejection_sample.py's verdict)
+    prompt_ids: list
+    chosen_ids: list
+    chosen_mask: list
+    rejected_ids: list
+    rejected_mask: list
+
+
+class PreferenceDataset(Dataset):
+    """The pairs scripts/rejection_sample.py --pairs_out writes, one JSON object per line:
+        {"prompt", "category", "reason", "tokenizer", "prompt_ids",
+         "chosen": {"ids", "mask", "text"}, "rejected": {"ids", "mask", "text"}}
+    The ids must come from the tokenizer given (its fingerprint) and each side must have a model-written token.
+    """
+
+    def __init__(self, path, tokenizer, skip_bad_lines=False):
+        self.pairs = []
+        self.stats = {"skipped": 0}
+        fingerprint, vocab = tokenizer_fingerprint(tokenizer), len(tokenizer)
+        for lineno, record in read_jsonl(path, skip_bad_lines, self.stats):
+            try:
+                self.pairs.append(self.parse_pair(record, path, lineno, fingerprint, vocab))
+            except DataError:
+                if not skip_bad_lines:
+                    raise
+                self.stats["skipped"] += 1
+        if not self.pairs:
+            raise DataError(f"{path}: no preference pairs ({self.stats})")
+
+    @staticmethod
+    def parse_pair(record, path, lineno, fingerprint, vocab) -> PreferencePair:
+        if record.get("tokenizer") != fingerprint:
+            _fail(path, lineno, "tokenizer", f"{record.get('tokenizer')!r}: made with another tokenizer than "
+                                             f"this model's ({fingerprint})")
+
+        def token_ids(value, field):
+            if not isinstance(value, list) or not all(type(t) is int and 0 <= t < vocab for t in value):
+                _fail(path, lineno, field, f"expected a list of token ids in [0, {vocab})")
+            return value
+
+        prompt_ids = token_ids(record.get("prompt_ids"), "prompt_ids")
+        if not prompt_ids:
+            _fail(path, lineno, "prompt_ids", "empty")
+        sides = []
+        for name in ("chosen", "rejected"):
+            entry = record.get(name)
+            if not isinstance(entry, dict):
+                _fail(path, lineno, name, "expected an object with 'ids' and 'mask'")
+            ids = token_ids(entry.get("ids"), f"{name}.ids")
+            mask = entry.get("mask")
+            if not isinstance(mask, list) or len(mask) != len(ids) or any(m not in (0, 1) for m in mask):
+                _fail(path, lineno, f"{name}.mask", "expected 0/1 values, one per id")
+            if not any(mask):
+                _fail(path, lineno, f"{name}.mask", "no token written by the model")
+            sides += [ids, mask]
+        if sides[0] == sides[2]:
+            _fail(path, lineno, "rejected.ids", "the same as chosen.ids")
+        text = {k: record.get(k, "") for k in ("prompt", "category", "reason")}
+        for k, v in text.items():
+            if not isinstance(v, str):
+                _fail(path, lineno, k, "expected a string")
+        return PreferencePair(text["prompt"], text["category"] or "default", text["reason"], prompt_ids, *sides)
+
+    def __len__(self):
+        return len(self.pairs)
+
+    def __getitem__(self, i):
+        return self.pairs[i]
 
 
 class AgentRLDataset(Dataset):

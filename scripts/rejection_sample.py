@@ -12,6 +12,11 @@ parser and chat template), keep only those that are right in every way the rewar
 Accepted trajectories are deduplicated and written in the SFT format of dataset/sft_agent.jsonl (assistant
 `tool_calls`, `tool` messages, the final answer), with a per-category summary of acceptance.
 
+With --pairs_out, the prompts that some samples solved and some failed also give preference pairs for
+trainer/train_dpo.py: each distinct failed trajectory (a needless call, a miscopied number, a missing call...)
+beside one of the prompt's right ones, both as the token ids that were sampled, with the mask of the tokens
+the model wrote.
+
 Prompts: the RL pool by default; --categories picks categories by name, --profile picks the --weakest
 categories of a behaviour profile (the *_profile.json the periodic evaluation of train_agent.py writes, or the
 --out report of scripts/eval_toolcall.py).
@@ -19,6 +24,7 @@ categories of a behaviour profile (the *_profile.json the periodic evaluation of
 Run:
     python scripts/rejection_sample.py --weight agent_best --k 8 --out dataset/rs_agent.jsonl
     python scripts/rejection_sample.py --weight agent_best --profile out/agent_best_256_profile.json --weakest 2
+    python scripts/rejection_sample.py --weight full_sft --out out/rs.jsonl --pairs_out out/dpo_pairs.jsonl
 """
 import argparse
 import json
@@ -36,7 +42,7 @@ if __package__ in (None, ""):
 import torch
 from tqdm import tqdm
 
-from dataset.lm_dataset import AgentRLDataset, encode_sft_conversation
+from dataset.lm_dataset import AgentRLDataset, encode_sft_conversation, tokenizer_fingerprint
 from trainer.rollout_engine import create_rollout_engine
 from trainer.train_agent import (
     CHECK_ARGS, GT_WEIGHT, MOCK_RESULTS, count_repeated_calls, final_answer, generation_prefill,
@@ -75,9 +81,15 @@ def parse_args(argv=None):
     parser.add_argument("--dtype", default=None, choices=["float32", "bfloat16", "float16"])
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default="dataset/rs_agent.jsonl", help="accepted conversations (JSONL)")
+    parser.add_argument("--pairs_out", default=None,
+                        help="also write preference pairs (a right and a failed trajectory of one prompt) here")
+    parser.add_argument("--max_pairs_per_prompt", type=int, default=4,
+                        help="with --pairs_out: pairs kept of one prompt (one per distinct failed trajectory)")
     args = parser.parse_args(argv)
     if args.k < 1 or args.max_per_prompt < 1:
         parser.error("--k and --max_per_prompt must be at least 1")
+    if args.max_pairs_per_prompt < 1:
+        parser.error(f"--max_pairs_per_prompt must be at least 1, got {args.max_pairs_per_prompt}")
     if args.max_per_hard_prompt < 0:
         parser.error(f"--max_per_hard_prompt must be 0 (as --max_per_prompt) or more, got {args.max_per_hard_prompt}")
     args.max_per_hard_prompt = args.max_per_hard_prompt or args.max_per_prompt
@@ -188,6 +200,41 @@ def to_sft_conversation(traj, item, tokenizer):
 
 
 # ----------------------------------------------------------------------------------------------------------
+# preference pairs (trainer/train_dpo.py)
+
+# a right solution that only failed to re-render is not a wrong answer: never the rejected side of a pair
+NOT_WRONG = {"ok", "not_rerenderable"}
+
+
+def side(traj, tokenizer) -> dict:
+    return {"ids": list(traj.ids), "mask": list(traj.response_mask),
+            "text": tokenizer.decode(traj.ids, skip_special_tokens=False)}
+
+
+def preference_pairs(item, accepted, rejected, tokenizer, max_pairs: int, fingerprint: str) -> list:
+    """One prompt's pairs: each distinct failed trajectory (in sampled order, at most max_pairs) beside a
+    distinct right one, taken in turn. None without both a right and a wrong sample."""
+    right, seen = [], set()
+    for traj in accepted:
+        if tuple(traj.ids) not in seen:
+            seen.add(tuple(traj.ids))
+            right.append(traj)
+    wrong, seen = [], set()
+    for traj, reason in rejected:
+        if reason not in NOT_WRONG and tuple(traj.ids) not in seen:
+            seen.add(tuple(traj.ids))
+            wrong.append((traj, reason))
+    user = next((m["content"] for m in reversed(item["messages"]) if m["role"] == "user"), "")
+    pairs = []
+    for j, (bad, reason) in enumerate(wrong[:max_pairs] if right else []):
+        good = right[j % len(right)]
+        pairs.append({"prompt": user, "category": item["category"], "reason": reason,
+                      "tokenizer": fingerprint, "prompt_ids": list(good.prompt_ids),
+                      "chosen": side(good, tokenizer), "rejected": side(bad, tokenizer)})
+    return pairs
+
+
+# ----------------------------------------------------------------------------------------------------------
 # the sampling loop
 
 
@@ -231,11 +278,14 @@ class SampleResult:
     records: list  # SFT records to write
     trajectories: list  # the sampled trajectory behind each record
     stats: dict  # category -> CategoryStats
+    pairs: list = None  # preference pairs (when args.pairs_out)
 
 
 def rejection_sample(engine, tokenizer, items, args) -> SampleResult:
     stats = defaultdict(CategoryStats)
-    records, sources = [], []
+    records, sources, pairs = [], [], []
+    want_pairs = bool(getattr(args, "pairs_out", None))
+    fingerprint = tokenizer_fingerprint(tokenizer) if want_pairs else ""
     for start in tqdm(range(0, len(items), args.batch_prompts), desc="rejection sampling", dynamic_ncols=True):
         chunk = items[start:start + args.batch_prompts]
         with torch.no_grad():
@@ -244,7 +294,7 @@ def rejection_sample(engine, tokenizer, items, args) -> SampleResult:
         for i, item in enumerate(chunk):
             st = stats[item["category"]]
             st.prompts += 1
-            accepted = []
+            accepted, rejected = [], []
             for traj in trajs[i * args.k:(i + 1) * args.k]:
                 st.samples += 1
                 verdict = judge(traj, item)
@@ -253,6 +303,7 @@ def rejection_sample(engine, tokenizer, items, args) -> SampleResult:
                     verdict = Verdict(False, "not_rerenderable")
                 if not verdict.accepted:
                     st.rejected[verdict.reason] += 1
+                    rejected.append((traj, verdict.reason))
                     continue
                 st.accepted += 1
                 accepted.append((traj, record))
@@ -268,7 +319,10 @@ def rejection_sample(engine, tokenizer, items, args) -> SampleResult:
                 sources.append(traj)
             st.written += kept
             st.prompts_solved += kept > 0
-    return SampleResult(records, sources, dict(stats))
+            if want_pairs:
+                pairs += preference_pairs(item, [t for t, _ in accepted], rejected, tokenizer,
+                                          args.max_pairs_per_prompt, fingerprint)
+    return SampleResult(records, sources, dict(stats), pairs)
 
 
 def print_summary(stats):
@@ -279,6 +333,15 @@ def print_summary(stats):
         top = ", ".join(f"{r} {n}" for r, n in st.rejected.most_common(3))
         print(f"{cat:<12}{st.prompts:>8}{st.samples:>8}{st.accepted:>9}{rate:>7.3f}{st.prompts_solved:>8}"
               f"{st.written:>8}  {top}")
+
+
+def write_jsonl(path: str, records: list):
+    """Whole or not at all (a resumed cold start keeps a finished file)."""
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    with open(path + ".tmp", "w", encoding="utf-8") as f:
+        for record in records:
+            f.write(json.dumps(record, ensure_ascii=False) + "\n")
+    os.replace(path + ".tmp", path)
 
 
 def main(argv=None):
@@ -293,19 +356,20 @@ def main(argv=None):
     t0 = time.time()
     result = rejection_sample(engine, tokenizer, items, args)
     records, stats = result.records, result.stats
-    os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
-    tmp = args.out + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        for record in records:
-            f.write(json.dumps(record, ensure_ascii=False) + "\n")
-    os.replace(tmp, args.out)
+    write_jsonl(args.out, records)
+    if args.pairs_out:
+        write_jsonl(args.pairs_out, result.pairs)
     summary = {"weight": args.weight, "k": args.k, "temperature": args.temperature, "prompts": len(items),
                "written": len(records), "seconds": round(time.time() - t0, 1),
+               **({"pairs": len(result.pairs), "pairs_by_reason": dict(Counter(p["reason"] for p in result.pairs))}
+                  if args.pairs_out else {}),
                "by_category": {c: {**asdict(s), "rejected": dict(s.rejected)} for c, s in stats.items()}}
     with open(args.out.replace(".jsonl", "") + "_summary.json", "w", encoding="utf-8") as f:
         json.dump(summary, f, ensure_ascii=False, indent=2)
     print_summary(stats)
     print(f"wrote {len(records)} conversations to {args.out} in {summary['seconds']}s")
+    if args.pairs_out:
+        print(f"wrote {len(result.pairs)} preference pairs to {args.pairs_out}: {summary['pairs_by_reason']}")
     return summary
 
 

@@ -1,0 +1,158 @@
+"""DPO on the model's own trajectories: rejection sampling pairs each failed trajectory with a right one of the
+same prompt, exactly as sampled; the sequence log-prob covers only model-written tokens; the loss matches its
+formula; training separates the pairs; a bad pairs file is refused with file, line and field; a resumed run
+equals an uninterrupted one."""
+import argparse
+import json
+import math
+
+import pytest
+import torch
+
+from dataset.lm_dataset import DataError, PreferenceDataset, tokenizer_fingerprint
+from model.model_minimind import save_minimind
+from scripts import rejection_sample as rs
+from trainer import train_dpo
+from conftest import PerTrajectoryEngine, tiny_model
+from test_flywheel import CHAT, SCRIPTS, WEATHER, sample_args
+
+
+def sampled_pairs(tok, max_pairs=4):
+    args = sample_args(pairs_out="x", max_pairs_per_prompt=max_pairs)
+    return rs.rejection_sample(PerTrajectoryEngine(tok, SCRIPTS), tok, [WEATHER, CHAT], args)
+
+
+def test_each_failed_trajectory_is_paired_with_a_right_one_of_its_prompt(tok):
+    result = sampled_pairs(tok)
+    # WEATHER: 2 right, 2 failed (a missing GT value, a repeated call); CHAT: 2 right (equal), a needless
+    # call and a broken call
+    assert [(p["category"], p["reason"]) for p in result.pairs] == [
+        ("parallel", "gt_missing"), ("parallel", "repeated_call"),
+        ("no_tool", "needless_call"), ("no_tool", "malformed_call")]
+    accepted = {tuple(t.ids) for t in result.trajectories}
+    for pair in result.pairs:
+        assert tuple(pair["chosen"]["ids"]) in accepted and tuple(pair["rejected"]["ids"]) not in accepted
+        assert pair["tokenizer"] == tokenizer_fingerprint(tok)
+        for side in ("chosen", "rejected"):
+            assert len(pair[side]["mask"]) == len(pair[side]["ids"])
+            assert pair[side]["text"] == tok.decode(pair[side]["ids"], skip_special_tokens=False)
+    # the two WEATHER pairs take the two right trajectories in turn
+    assert result.pairs[0]["chosen"]["ids"] != result.pairs[1]["chosen"]["ids"]
+    # the needless call's tool result is in the ids with mask 0: the model did not write it
+    needless = result.pairs[2]["rejected"]
+    tool_part = [t for t, m in zip(needless["ids"], needless["mask"]) if m == 0]
+    assert "<tool_response>" in tok.decode(tool_part, skip_special_tokens=False)
+    assert [p["reason"] for p in sampled_pairs(tok, max_pairs=1).pairs] == ["gt_missing", "needless_call"]
+
+
+def write_pairs(path, pairs):
+    with open(path, "w", encoding="utf-8") as f:
+        for p in pairs:
+            f.write(json.dumps(p, ensure_ascii=False) + "\n")
+
+
+def test_a_bad_pairs_file_names_the_line_and_the_field(tmp_path, tok):
+    pairs = sampled_pairs(tok).pairs
+    cases = [
+        (lambda p: p.update(tokenizer="0123456789abcdef"), "tokenizer"),
+        (lambda p: p["chosen"]["mask"].pop(), "chosen.mask"),
+        (lambda p: p["rejected"].update(ids=[1, -5]), "rejected.ids"),
+        (lambda p: p["rejected"].update(mask=[0] * len(p["rejected"]["ids"])), "rejected.mask"),
+        (lambda p: p.update(rejected=p["chosen"]), "rejected.ids"),
+        (lambda p: p.pop("prompt_ids"), "prompt_ids"),
+    ]
+    for spoil, field in cases:
+        bad = json.loads(json.dumps(pairs))
+        spoil(bad[2])
+        path = tmp_path / "pairs.jsonl"
+        write_pairs(path, bad)
+        with pytest.raises(DataError, match=rf"pairs.jsonl:3: field '{field}'"):
+            PreferenceDataset(str(path), tok)
+        assert len(PreferenceDataset(str(path), tok, skip_bad_lines=True)) == 3
+
+
+def runtime(**kw):
+    base = dict(device="cpu", dtype="float32", max_total_len=1024, micro_batch=8, pad_token_id=0,
+                eos_token_id=2)
+    base.update(kw)
+    return argparse.Namespace(**base)
+
+
+def test_sequence_log_prob_sums_only_the_tokens_the_model_wrote(tmp_path, tok):
+    path = tmp_path / "pairs.jsonl"
+    write_pairs(path, sampled_pairs(tok).pairs)
+    pairs = PreferenceDataset(str(path), tok).pairs
+    model = tiny_model()
+    args = runtime(pad_token_id=tok.pad_token_id, eos_token_id=tok.eos_token_id)
+    with torch.no_grad():
+        got = train_dpo.sequence_logps(model, pairs, args)
+        for i, p in enumerate(pairs):
+            for ids, mask, value in ((p.chosen_ids, p.chosen_mask, got.chosen[i]),
+                                     (p.rejected_ids, p.rejected_mask, got.rejected[i])):
+                full = torch.tensor([p.prompt_ids + ids])
+                logps = model(full).logits[0, :-1].float().log_softmax(-1)
+                start = len(p.prompt_ids)
+                want = sum(logps[start + j - 1, t].item() for j, (t, m) in enumerate(zip(ids, mask)) if m)
+                assert value.item() == pytest.approx(want, abs=1e-3)
+            assert got.chosen_tokens[i].item() == sum(p.chosen_mask)
+
+
+def test_the_loss_is_dpo_plus_the_chosen_nll():
+    policy = train_dpo.PairLogps(torch.tensor([-10.0, -4.0]), torch.tensor([-12.0, -3.0]), torch.tensor([5.0, 2.0]))
+    ref = torch.tensor([[-11.0, -11.0], [-4.0, -4.0]])
+    out = train_dpo.dpo_loss(policy, ref, beta=0.5, sft_weight=0.1)
+    # pair 0: margin 0.5 * ((-10 + 11) - (-12 + 11)) = 1; pair 1: 0.5 * (0 - 1) = -0.5
+    assert out.margin.tolist() == pytest.approx([1.0, -0.5])
+    assert out.loss.tolist() == pytest.approx([math.log1p(math.exp(-1.0)) + 0.1 * 2.0,
+                                               math.log1p(math.exp(0.5)) + 0.1 * 2.0])
+    same = train_dpo.dpo_loss(policy, torch.stack([policy.chosen, policy.rejected], 1), beta=0.1, sft_weight=0.0)
+    assert same.loss.tolist() == pytest.approx([math.log(2)] * 2)  # the reference itself: log 2
+
+
+def dpo_argv(tmp_path, data, save_dir, *extra):
+    return ["--data_path", str(data), "--from_weight", "start", "--save_dir", str(save_dir),
+            "--hidden_size", "64", "--num_hidden_layers", "2", "--dtype", "float32", "--val_share", "0",
+            "--batch_size", "2", "--micro_batch", "1", "--warmup_steps", "0", "--log_interval", "1",
+            "--eval_interval", "0", *extra]
+
+
+def test_training_separates_the_pairs_and_a_resumed_run_equals_an_uninterrupted_one(tmp_path, tok,
+                                                                                       monkeypatch):
+    data = tmp_path / "pairs.jsonl"
+    write_pairs(data, sampled_pairs(tok).pairs)
+    for d in ("a", "b"):
+        (tmp_path / d).mkdir()
+        save_minimind(tiny_model(), str(tmp_path / d / "start_64.pth"))
+    common = ["--epochs", "3", "--learning_rate", "5e-3", "--sft_weight", "0", "--save_interval", "2"]
+    assert train_dpo.train(train_dpo.parse_args(dpo_argv(tmp_path, data, tmp_path / "a", *common)))
+    log = [json.loads(line) for line in open(tmp_path / "a" / "full_sft_dpo_64_log.jsonl", encoding="utf-8")]
+    steps = [r for r in log if "accuracy" in r]
+    assert len(steps) == 6 and steps[-1]["accuracy"] == 1.0 and steps[-1]["margin"] > steps[0]["margin"]
+
+    class Killed(Exception):
+        pass
+
+    save = train_dpo.save_resume
+
+    def save_then_die(path, model, optimizer, step, extra=None):  # killed right after the step-2 save
+        save(path, model, optimizer, step, extra)
+        if step == 2:
+            raise Killed
+
+    monkeypatch.setattr(train_dpo, "save_resume", save_then_die)
+    with pytest.raises(Killed):
+        train_dpo.train(train_dpo.parse_args(dpo_argv(tmp_path, data, tmp_path / "b", *common)))
+    monkeypatch.setattr(train_dpo, "save_resume", save)
+    assert not (tmp_path / "b" / "full_sft_dpo_64.pth").exists()
+    assert train_dpo.train(train_dpo.parse_args(dpo_argv(tmp_path, data, tmp_path / "b", *common,
+                                                         "--from_resume", "1")))
+    a = torch.load(tmp_path / "a" / "full_sft_dpo_64.pth")
+    b = torch.load(tmp_path / "b" / "full_sft_dpo_64.pth")
+    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_validation_holds_out_whole_prompts():
+    pairs = [argparse.Namespace(prompt=f"q{i // 3}") for i in range(30)]
+    train, val = train_dpo.split_pairs(pairs, 0.2, seed=0)
+    assert sorted(train + val) == list(range(30)) and len(val) == 6
+    assert not {pairs[i].prompt for i in train} & {pairs[i].prompt for i in val}

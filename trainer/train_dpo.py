@@ -1,0 +1,353 @@
+"""
+Preference optimisation on the model's own trajectories (DPO), after SFT.
+
+SFT learns only from right answers. A model that calls the weather tool for "给我讲个笑话" was never shown that
+the call is wrong; it only saw other questions answered without one. The rejection-sampling round
+(scripts/rejection_sample.py --pairs_out) samples k trajectories of each RL-split prompt, and wherever some
+were right and some failed, writes pairs of a right and a failed one, as the token ids that were sampled.
+DPO (Rafailov et al., 2023) then raises the right one's likelihood ratio against the failed one's, both
+measured against a frozen reference (the starting weights):
+
+    margin = (log pi(y_w) - log ref(y_w)) - (log pi(y_l) - log ref(y_l))
+    loss   = -log sigmoid(beta * margin)  +  sft_weight * NLL(y_w) per token
+
+log pi(y) sums the log-probs of the tokens the model wrote (mask 1): never the prompt, never a tool result.
+The NLL term on the right trajectory (as in iterative RPO, Pang et al., 2024) keeps its likelihood from
+falling while the margin grows. A tenth of the prompts are held out: their pairs' accuracy (margin > 0) and
+margin are the validation figures, per failure reason.
+
+Run (after SFT; scripts/cold_start.py --dpo_round 1 runs both steps as its last stage):
+    python scripts/rejection_sample.py --weight full_sft --out out/rs.jsonl --pairs_out out/dpo_pairs.jsonl
+    python trainer/train_dpo.py --from_weight full_sft --data_path out/dpo_pairs.jsonl --save_weight full_sft_dpo
+Resume a killed run:
+    python trainer/train_dpo.py --from_weight full_sft --data_path out/dpo_pairs.jsonl \
+        --save_weight full_sft_dpo --from_resume 1
+"""
+import argparse
+import json
+import math
+import os
+import random
+import signal
+import sys
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+if __package__ in (None, ""):
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import torch
+import torch.nn.functional as F
+from tqdm import tqdm
+
+from dataset.lm_dataset import PreferenceDataset
+from model.model_minimind import count_parameters, save_minimind, weight_path
+from trainer.rollout_engine import compute_per_token_logps
+from trainer.train_agent import Trajectory, build_train_batch
+from trainer.trainer_utils import (
+    add_model_args, add_runtime_args, autocast, cosine_lr, every, init_model, load_resume, open_log,
+    resolve_runtime, resume_path, save_resume, set_rng_state, set_seed,
+)
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description="DPO on pairs of the model's own right and failed trajectories")
+    # --- data ---
+    parser.add_argument("--data_path", default="out/dpo_pairs.jsonl",
+                        help="preference pairs (scripts/rejection_sample.py --pairs_out)")
+    parser.add_argument("--val_share", type=float, default=0.1, help="share of the prompts held out")
+    parser.add_argument("--max_total_len", type=int, default=1024,
+                        help="prompt + trajectory; longer ones lose their earliest middle turns")
+    parser.add_argument("--skip_bad_lines", action="store_true", help="skip (and count) malformed data lines")
+    # --- model ---
+    add_model_args(parser)
+    parser.add_argument("--from_weight", default="full_sft",
+                        help="the starting weights, also the frozen reference: a name in save_dir, a .pth file "
+                             "or a transformers directory")
+    parser.add_argument("--save_weight", default="full_sft_dpo", help="output name: out/{save_weight}_{hidden}.pth")
+    parser.add_argument("--save_dir", default="out")
+    # --- objective ---
+    parser.add_argument("--beta", type=float, default=0.1, help="DPO temperature: how far from the reference")
+    parser.add_argument("--sft_weight", type=float, default=1.0,
+                        help="weight of the per-token NLL of the right trajectory (0: plain DPO)")
+    # --- optimisation ---
+    parser.add_argument("--epochs", type=int, default=2, help="passes over the training pairs")
+    parser.add_argument("--batch_size", type=int, default=16, help="pairs per step")
+    parser.add_argument("--micro_batch", type=int, default=8, help="pairs per forward (bounds the memory)")
+    parser.add_argument("--learning_rate", type=float, default=5e-5, help="peak LR")
+    parser.add_argument("--weight_decay", type=float, default=0.0)
+    parser.add_argument("--warmup_steps", type=int, default=10)
+    parser.add_argument("--grad_clip", type=float, default=1.0)
+    add_runtime_args(parser, log_interval=10, eval_interval=50, save_interval=50)
+    args = resolve_runtime(parser.parse_args(argv))
+    if not 0.0 <= args.val_share < 1.0:
+        parser.error(f"--val_share must be in [0, 1), got {args.val_share}")
+    if args.beta <= 0 or args.sft_weight < 0:
+        parser.error(f"--beta must be positive and --sft_weight at least 0, got {args.beta}, {args.sft_weight}")
+    if args.batch_size < 1 or args.micro_batch < 1:
+        parser.error("--batch_size and --micro_batch must be at least 1")
+    return args
+
+
+# ----------------------------------------------------------------------------------------------------------
+# sequence log-probs of a batch of pairs
+
+
+@dataclass
+class PairLogps:
+    """Per pair: the summed log-prob of the model-written tokens of each side, and the chosen side's count."""
+    chosen: torch.Tensor  # (B,)
+    rejected: torch.Tensor  # (B,)
+    chosen_tokens: torch.Tensor  # (B,)
+
+
+def sequence_logps(model, pairs, args) -> PairLogps:
+    """Rows chosen_0, rejected_0, chosen_1, ... through the model once; the same padding, truncation and
+    column cut as the RL update (trainer/train_agent.py: build_train_batch, TrainBatch.rows)."""
+    trajs = []
+    for p in pairs:
+        for ids, mask in ((p.chosen_ids, p.chosen_mask), (p.rejected_ids, p.rejected_mask)):
+            trajs.append(Trajectory(prompt_ids=p.prompt_ids, messages=[], open_thinking=False, ids=ids,
+                                    response_mask=mask, old_logps=[0.0] * len(ids)))
+    batch = build_train_batch(trajs, torch.zeros(len(trajs)), args.pad_token_id, args.eos_token_id,
+                              args.max_total_len).rows(slice(None))
+    ids, mask = batch.input_ids.to(args.device), batch.completion_mask.to(args.device)
+    with autocast(args.device, args.dtype):
+        logps = compute_per_token_logps(model, ids, batch.n_keep, shared_prefix=batch.shared_prefix)
+    sums = (logps * mask).sum(1)
+    return PairLogps(sums[0::2], sums[1::2], mask[0::2].sum(1))
+
+
+@torch.no_grad()
+def reference_logps(model, pairs, args) -> torch.Tensor:
+    """(N, 2): the frozen starting weights' log-probs of every pair's chosen and rejected side."""
+    model.eval()
+    out = []
+    for s in tqdm(range(0, len(pairs), args.micro_batch), desc="reference log-probs", dynamic_ncols=True):
+        lp = sequence_logps(model, pairs[s:s + args.micro_batch], args)
+        out.append(torch.stack([lp.chosen, lp.rejected], 1).float().cpu())
+    model.train()
+    return torch.cat(out)
+
+
+@dataclass
+class PairLoss:
+    loss: torch.Tensor  # (B,) per pair, DPO + sft_weight * NLL
+    margin: torch.Tensor  # (B,) the implicit reward margin, beta * margin
+    chosen_reward: torch.Tensor  # (B,) beta * (log pi - log ref) of the chosen side
+    rejected_reward: torch.Tensor  # (B,)
+    nll: torch.Tensor  # (B,) per-token NLL of the chosen side
+
+
+def dpo_loss(policy: PairLogps, ref: torch.Tensor, beta: float, sft_weight: float) -> PairLoss:
+    chosen = beta * (policy.chosen - ref[:, 0])
+    rejected = beta * (policy.rejected - ref[:, 1])
+    margin = chosen - rejected
+    nll = -policy.chosen / policy.chosen_tokens.clamp(min=1)
+    return PairLoss(-F.logsigmoid(margin) + sft_weight * nll, margin, chosen, rejected, nll)
+
+
+# ----------------------------------------------------------------------------------------------------------
+# data split and the run's state
+
+
+def split_pairs(pairs, val_share: float, seed: int):
+    """Hold out whole prompts (all their pairs): a validation pair never shares its prompt with a trained one."""
+    prompts = sorted({p.prompt for p in pairs})
+    random.Random(seed).shuffle(prompts)
+    held = set(prompts[:round(len(prompts) * val_share)])
+    train = [i for i, p in enumerate(pairs) if p.prompt not in held]
+    val = [i for i, p in enumerate(pairs) if p.prompt in held]
+    return train, val
+
+
+@dataclass
+class DPORun:
+    args: argparse.Namespace
+    model: torch.nn.Module
+    optimizer: torch.optim.Optimizer
+    pairs: list
+    ref: torch.Tensor  # (N, 2) reference log-probs
+    train_idx: list
+    val_idx: list
+    total_steps: int
+    out_path: str
+    resume_path: str
+    step: int = 0
+    start_epoch: int = 0
+    skip_batches: int = 0
+    log_file: object = None
+    stop_signal: int | None = None
+    window: dict = field(default_factory=lambda: defaultdict(float))  # sums since the last log line
+
+    def batches(self, epoch: int) -> list:
+        order = list(self.train_idx)
+        random.Random(self.args.seed * 1000 + epoch).shuffle(order)
+        bs = self.args.batch_size
+        return [order[s:s + bs] for s in range(0, len(order), bs)]
+
+
+def setup(args) -> DPORun:
+    set_seed(args.seed)
+    model, tokenizer = init_model(args, args.from_weight, args.save_dir, args.device)
+    args.pad_token_id, args.eos_token_id = tokenizer.pad_token_id, tokenizer.eos_token_id
+    data = PreferenceDataset(args.data_path, tokenizer, args.skip_bad_lines)
+    pairs = data.pairs
+    train_idx, val_idx = split_pairs(pairs, args.val_share, args.seed)
+    if not train_idx:
+        raise ValueError(f"{args.data_path}: no training pairs after holding out {args.val_share:.0%} of the prompts")
+    ref = reference_logps(model, pairs, args)  # the starting weights: computed before any resume restores
+    steps_per_epoch = math.ceil(len(train_idx) / args.batch_size)
+    total_steps = steps_per_epoch * args.epochs
+    if args.max_steps > 0:
+        total_steps = min(total_steps, args.max_steps)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=args.learning_rate, weight_decay=args.weight_decay,
+                                  betas=(0.9, 0.95))
+    shape = (args.save_dir, args.save_weight, args.hidden_size, bool(args.use_moe))
+    run = DPORun(args, model, optimizer, pairs, ref, train_idx, val_idx, total_steps, weight_path(*shape),
+                 resume_path(*shape))
+    if args.from_resume:
+        ckpt = load_resume(run.resume_path)
+        model.load_state_dict(ckpt["model"])
+        optimizer.load_state_dict(ckpt["optimizer"])
+        set_rng_state(ckpt["rng"])
+        run.step = ckpt["step"]
+        run.start_epoch, run.skip_batches = ckpt["extra"]["epoch"], ckpt["extra"]["batches_done"]
+        print(f"resumed from {run.resume_path} at step {run.step}")
+    reasons = defaultdict(int)
+    for p in pairs:
+        reasons[p.reason] += 1
+    print(f"model: {count_parameters(model) / 1e6:.2f}M parameters | device {args.device} | dtype {args.dtype}")
+    print(f"data: {len(pairs)} pairs ({dict(reasons)}, {data.stats}) | {len(train_idx)} train, "
+          f"{len(val_idx)} val | {steps_per_epoch} steps/epoch, {total_steps} steps")
+    print("config: " + " ".join(f"{k}={v}" for k, v in vars(args).items()))
+    return run
+
+
+# ----------------------------------------------------------------------------------------------------------
+# training
+
+
+def train_step(run: DPORun, batch_idx: list) -> float:
+    """Forward and backward of one batch of pairs in micro-batches, then the optimizer step. Returns the
+    gradient norm (non-finite: the step was dropped)."""
+    args = run.args
+    for s in range(0, len(batch_idx), args.micro_batch):
+        idx = batch_idx[s:s + args.micro_batch]
+        policy = sequence_logps(run.model, [run.pairs[i] for i in idx], args)
+        out = dpo_loss(policy, run.ref[idx].to(args.device), args.beta, args.sft_weight)
+        (out.loss.sum() / len(batch_idx)).backward()
+        w = run.window
+        w["pairs"] += len(idx)
+        w["loss"] += out.loss.sum().item()
+        w["accuracy"] += (out.margin > 0).sum().item()
+        w["margin"] += out.margin.sum().item()
+        w["chosen_reward"] += out.chosen_reward.sum().item()
+        w["rejected_reward"] += out.rejected_reward.sum().item()
+        w["nll"] += out.nll.sum().item()
+    lr = cosine_lr(run.step, run.total_steps, args.learning_rate, args.warmup_steps)
+    for group in run.optimizer.param_groups:
+        group["lr"] = lr
+    grad_norm = torch.nn.utils.clip_grad_norm_(run.model.parameters(), args.grad_clip).item()
+    if math.isfinite(grad_norm):
+        run.optimizer.step()
+    else:
+        run.window["skipped_nonfinite"] += 1  # never write a non-finite update into the weights
+    run.optimizer.zero_grad(set_to_none=True)
+    run.step += 1
+    run.window["lr"] = lr
+    return grad_norm
+
+
+@torch.no_grad()
+def validate(run: DPORun) -> dict:
+    """Accuracy (margin > 0) and mean margin of the held-out pairs, overall and per failure reason."""
+    if not run.val_idx:
+        return {}
+    run.model.eval()
+    by_reason = defaultdict(lambda: [0, 0])
+    loss, correct, margin = 0.0, 0, 0.0
+    for s in range(0, len(run.val_idx), run.args.micro_batch):
+        idx = run.val_idx[s:s + run.args.micro_batch]
+        pairs = [run.pairs[i] for i in idx]
+        out = dpo_loss(sequence_logps(run.model, pairs, run.args), run.ref[idx].to(run.args.device),
+                       run.args.beta, run.args.sft_weight)
+        loss += out.loss.sum().item()
+        margin += out.margin.sum().item()
+        for p, m in zip(pairs, out.margin.tolist()):
+            correct += m > 0
+            by_reason[p.reason][0] += m > 0
+            by_reason[p.reason][1] += 1
+    run.model.train()
+    n = len(run.val_idx)
+    return {"val_loss": round(loss / n, 4), "val_accuracy": round(correct / n, 4),
+            "val_margin": round(margin / n, 4),
+            "val_accuracy_by_reason": {r: round(c / t, 3) for r, (c, t) in sorted(by_reason.items())}}
+
+
+def log(run: DPORun, record: dict):
+    tqdm.write(" | ".join(f"{k} {v}" for k, v in record.items()))
+    run.log_file.write(json.dumps(record) + "\n")
+    run.log_file.flush()
+
+
+def window_record(run: DPORun, grad_norm: float, t0: float) -> dict:
+    w, n = run.window, max(1.0, run.window["pairs"])
+    record = {"step": run.step, "loss": round(w["loss"] / n, 4), "accuracy": round(w["accuracy"] / n, 3),
+              "margin": round(w["margin"] / n, 4), "chosen_reward": round(w["chosen_reward"] / n, 4),
+              "rejected_reward": round(w["rejected_reward"] / n, 4), "chosen_nll": round(w["nll"] / n, 4),
+              "lr": w["lr"], "grad_norm": round(grad_norm, 3), "elapsed_s": round(time.time() - t0),
+              "skipped_nonfinite": int(w["skipped_nonfinite"])}
+    run.window = defaultdict(float)
+    return record
+
+
+def train(args) -> bool:
+    run = setup(args)
+
+    def request_stop(signum, frame):  # finish the current step, write a resume checkpoint, exit
+        run.stop_signal = signum
+        print(f"\nsignal {signum}: saving a resume checkpoint after this step")
+
+    signal.signal(signal.SIGINT, request_stop)
+    signal.signal(signal.SIGTERM, request_stop)
+    os.makedirs(args.save_dir, exist_ok=True)
+    run.log_file = open_log(run.out_path.replace(".pth", "_log.jsonl"), run.step if args.from_resume else None,
+                            args)
+    if run.step == 0:
+        log(run, {"step": 0, **validate(run)})  # the reference itself: accuracy counts ties as misses
+    run.model.train()
+    bar = tqdm(total=run.total_steps, initial=run.step, desc="dpo", dynamic_ncols=True)
+    t0 = time.time()
+    for epoch in range(run.start_epoch, args.epochs):
+        if run.step >= run.total_steps or run.stop_signal is not None:
+            break
+        batches = run.batches(epoch)
+        for b, batch_idx in enumerate(batches):
+            if epoch == run.start_epoch and b < run.skip_batches:
+                continue
+            grad_norm = train_step(run, batch_idx)
+            bar.update(1)
+            last = run.step >= run.total_steps
+            if every(run.step, args.log_interval) or last:
+                log(run, window_record(run, grad_norm, t0))
+            if every(run.step, args.eval_interval) or last:
+                log(run, {"step": run.step, **validate(run)})
+            if every(run.step, args.save_interval) or last or run.stop_signal is not None:
+                save_resume(run.resume_path, run.model, run.optimizer, run.step,
+                            {"epoch": epoch, "batches_done": b + 1})
+            if last or run.stop_signal is not None:
+                break
+        run.skip_batches = 0
+    bar.close()
+    run.log_file.close()
+    finished = run.step >= run.total_steps
+    if finished:
+        save_minimind(run.model, run.out_path)
+        print(f"done: {run.step} steps in {time.time() - t0:.0f}s | weights {run.out_path}")
+    return finished  # False: stopped by a signal, with a resume checkpoint
+
+
+if __name__ == "__main__":
+    train(parse_args())
