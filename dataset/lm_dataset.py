@@ -466,6 +466,7 @@ class AgentRLDataset(Dataset):
             _fail(path, lineno, "gt", "empty on a tool task: nothing to check the answer against")
         return {
             "messages": messages[:-1],
+            "reference": messages[-1],  # the reference answer: not shown to the policy
             "tools": tools,
             "gt": gt,
             "category": category,

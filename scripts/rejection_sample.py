@@ -35,6 +35,7 @@ import sys
 import time
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass
+from types import SimpleNamespace
 
 if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -85,6 +86,9 @@ def parse_args(argv=None):
                         help="also write preference pairs (a right and a failed trajectory of one prompt) here")
     parser.add_argument("--max_pairs_per_prompt", type=int, default=4,
                         help="with --pairs_out: pairs kept of one prompt (one per distinct failed trajectory)")
+    parser.add_argument("--reference_chosen", type=int, default=1, choices=[0, 1],
+                        help="with --pairs_out: a no-tool prompt no sample got right is paired with its "
+                             "reference answer from the data (0: only sampled right answers)")
     args = parser.parse_args(argv)
     if args.k < 1 or args.max_per_prompt < 1:
         parser.error("--k and --max_per_prompt must be at least 1")
@@ -211,14 +215,36 @@ def side(traj, tokenizer) -> dict:
             "text": tokenizer.decode(traj.ids, skip_special_tokens=False)}
 
 
-def preference_pairs(item, accepted, rejected, tokenizer, max_pairs: int, fingerprint: str) -> list:
+def reference_side(item, prompt_ids, tokenizer):
+    """The dataset's reference answer of a no-tool prompt as a trajectory side: the ids the chat template
+    writes for it after the sampled prompt, all written by the assistant. None for a tool task (its reference
+    is only the final answer, not the calls) or when the template does not continue the prompt exactly."""
+    reference = item.get("reference")
+    if item["expect_tools"] != [] or not reference or reference.get("tool_calls"):
+        return None
+    ids, labels = encode_sft_conversation(tokenizer, item["messages"] + [reference], item["tools"])
+    learned = [j for j, label in enumerate(labels) if label != -100]
+    if ids[:len(prompt_ids)] != list(prompt_ids) or not learned or learned[0] != len(prompt_ids):
+        return None
+    answer = ids[len(prompt_ids):learned[-1] + 1]
+    return SimpleNamespace(ids=answer, response_mask=[1] * len(answer))
+
+
+def preference_pairs(item, accepted, rejected, tokenizer, max_pairs: int, fingerprint: str,
+                     use_reference: bool = False) -> list:
     """One prompt's pairs: each distinct failed trajectory (in sampled order, at most max_pairs) beside a
-    distinct right one, taken in turn. None without both a right and a wrong sample."""
+    distinct right one, taken in turn. A no-tool prompt that no sample answered right takes the dataset's
+    reference answer as its right side when use_reference (those are the prompts the model always fails,
+    which on-policy pairs never reach). Nothing without a right and a wrong side."""
     right, seen = [], set()
     for traj in accepted:
         if tuple(traj.ids) not in seen:
             seen.add(tuple(traj.ids))
             right.append(traj)
+    source = "sample"
+    if not right and use_reference and rejected:
+        ref = reference_side(item, rejected[0][0].prompt_ids, tokenizer)
+        right, source = ([ref], "reference") if ref is not None else ([], source)
     wrong, seen = [], set()
     for traj, reason in rejected:
         if reason not in NOT_WRONG and tuple(traj.ids) not in seen:
@@ -228,8 +254,8 @@ def preference_pairs(item, accepted, rejected, tokenizer, max_pairs: int, finger
     pairs = []
     for j, (bad, reason) in enumerate(wrong[:max_pairs] if right else []):
         good = right[j % len(right)]
-        pairs.append({"prompt": user, "category": item["category"], "reason": reason,
-                      "tokenizer": fingerprint, "prompt_ids": list(good.prompt_ids),
+        pairs.append({"prompt": user, "category": item["category"], "reason": reason, "chosen_source": source,
+                      "tokenizer": fingerprint, "prompt_ids": list(bad.prompt_ids),
                       "chosen": side(good, tokenizer), "rejected": side(bad, tokenizer)})
     return pairs
 
@@ -321,7 +347,8 @@ def rejection_sample(engine, tokenizer, items, args) -> SampleResult:
             st.prompts_solved += kept > 0
             if want_pairs:
                 pairs += preference_pairs(item, [t for t, _ in accepted], rejected, tokenizer,
-                                          args.max_pairs_per_prompt, fingerprint)
+                                          args.max_pairs_per_prompt, fingerprint,
+                                          getattr(args, "reference_chosen", 0))
     return SampleResult(records, sources, dict(stats), pairs)
 
 
@@ -361,7 +388,8 @@ def main(argv=None):
         write_jsonl(args.pairs_out, result.pairs)
     summary = {"weight": args.weight, "k": args.k, "temperature": args.temperature, "prompts": len(items),
                "written": len(records), "seconds": round(time.time() - t0, 1),
-               **({"pairs": len(result.pairs), "pairs_by_reason": dict(Counter(p["reason"] for p in result.pairs))}
+               **({"pairs": len(result.pairs), "pairs_by_reason": dict(Counter(p["reason"] for p in result.pairs)),
+                   "pairs_by_chosen_source": dict(Counter(p["chosen_source"] for p in result.pairs))}
                   if args.pairs_out else {}),
                "by_category": {c: {**asdict(s), "rejected": dict(s.rejected)} for c, s in stats.items()}}
     with open(args.out.replace(".jsonl", "") + "_summary.json", "w", encoding="utf-8") as f:
@@ -369,7 +397,8 @@ def main(argv=None):
     print_summary(stats)
     print(f"wrote {len(records)} conversations to {args.out} in {summary['seconds']}s")
     if args.pairs_out:
-        print(f"wrote {len(result.pairs)} preference pairs to {args.pairs_out}: {summary['pairs_by_reason']}")
+        print(f"wrote {len(result.pairs)} preference pairs to {args.pairs_out}: {summary['pairs_by_reason']}, "
+              f"right side {summary['pairs_by_chosen_source']}")
     return summary
 
 

@@ -9,12 +9,12 @@ import math
 import pytest
 import torch
 
-from dataset.lm_dataset import DataError, PreferenceDataset, tokenizer_fingerprint
+from dataset.lm_dataset import DataError, PreferenceDataset, encode_sft_conversation, tokenizer_fingerprint
 from model.model_minimind import save_minimind
 from scripts import rejection_sample as rs
 from trainer import train_dpo
 from conftest import PerTrajectoryEngine, tiny_model
-from test_flywheel import CHAT, SCRIPTS, WEATHER, sample_args
+from test_flywheel import BJ, CHAT, SCRIPTS, WEATHER, call, sample_args
 
 
 def sampled_pairs(tok, max_pairs=4):
@@ -43,6 +43,30 @@ def test_each_failed_trajectory_is_paired_with_a_right_one_of_its_prompt(tok):
     tool_part = [t for t, m in zip(needless["ids"], needless["mask"]) if m == 0]
     assert "<tool_response>" in tok.decode(tool_part, skip_special_tokens=False)
     assert [p["reason"] for p in sampled_pairs(tok, max_pairs=1).pairs] == ["gt_missing", "needless_call"]
+
+
+def test_a_no_tool_prompt_the_model_always_fails_is_paired_with_its_reference_answer(tok):
+    reference = {"role": "assistant", "content": "我是 MiniMind,一个会用工具的助手。"}
+    chat = {**CHAT, "reference": reference}
+    needless = [call("get_current_weather", {"location": "北京"}), "北京28°C。"]
+    broken = ["<tool_call>\n{\"name\": \"get_current_weather\""]
+    scripts = [needless, broken, needless, needless]  # never right
+    args = sample_args(pairs_out="x", max_pairs_per_prompt=4)
+    for use, want in ((0, []), (1, ["needless_call", "malformed_call"])):
+        args.reference_chosen = use
+        result = rs.rejection_sample(PerTrajectoryEngine(tok, scripts), tok, [chat], args)
+        assert [p["reason"] for p in result.pairs] == want
+    chosen = result.pairs[0]["chosen"]
+    assert result.pairs[0]["chosen_source"] == "reference" and all(chosen["mask"])
+    assert chosen["text"] == reference["content"] + "<|im_end|>"
+    # the reference continues the sampled prompt exactly as SFT would write it
+    ids, labels = encode_sft_conversation(tok, chat["messages"] + [reference], chat["tools"])
+    assert result.pairs[0]["prompt_ids"] + chosen["ids"] == ids[:len(result.pairs[0]["prompt_ids"]) + len(chosen["ids"])]
+    assert chosen["ids"] == [t for t in labels if t != -100]
+    # a tool task has no reference trajectory (only its final answer): no pair without a right sample
+    weather = {**WEATHER, "reference": {"role": "assistant", "content": "北京28°C,东京12°C。"}}
+    result = rs.rejection_sample(PerTrajectoryEngine(tok, [[BJ, "北京28°C。"]] * 4), tok, [weather], args)
+    assert result.pairs == []
 
 
 def write_pairs(path, pairs):
