@@ -180,3 +180,19 @@ def test_validation_holds_out_whole_prompts():
     train, val = train_dpo.split_pairs(pairs, 0.2, seed=0)
     assert sorted(train + val) == list(range(30)) and len(val) == 6
     assert not {pairs[i].prompt for i in train} & {pairs[i].prompt for i in val}
+
+
+def test_only_the_turn_where_the_sides_first_differ_is_scored():
+    from dataset.lm_dataset import PreferencePair
+    # turn 1 (mask 1) is the same, tool result (mask 0), turn 2 differs at its second token, tool result, turn 3
+    chosen_ids, chosen_mask = [5, 6, 2, 9, 9, 7, 8, 2, 9, 4, 2], [1, 1, 1, 0, 0, 1, 1, 1, 0, 1, 1]
+    rejected_ids, rejected_mask = [5, 6, 2, 9, 9, 7, 3, 3, 2, 9, 9, 4, 2], [1, 1, 1, 0, 0, 1, 1, 1, 1, 0, 0, 1, 1]
+    pair = PreferencePair("q", "chained", "gt_missing", [1], chosen_ids, chosen_mask, rejected_ids, rejected_mask)
+    cut = train_dpo.cut_after_divergent_turn(pair)
+    assert cut.chosen_mask == [1, 1, 1, 0, 0, 1, 1, 1, 0, 0, 0]
+    assert cut.rejected_mask == [1, 1, 1, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0]
+    assert cut.chosen_ids == chosen_ids and cut.rejected_ids == rejected_ids
+    # one side a prefix of the other (the right one stops, the failed one calls again): the extra turn is scored
+    stop = PreferencePair("q", "no_tool", "needless_call", [1], [5, 2], [1, 1], [5, 2, 9, 8, 2], [1, 1, 0, 1, 1])
+    cut = train_dpo.cut_after_divergent_turn(stop)
+    assert cut.chosen_mask == [1, 1] and cut.rejected_mask == [1, 1, 0, 1, 1]

@@ -156,6 +156,41 @@ def test_cold_start_round_reads_the_sft_checkpoint_and_writes_full_sft(tmp_path,
     assert [(a.from_weight, a.save_weight) for a in trained] == [("pretrain", "full_sft")]
 
 
+def test_cold_start_dpo_round_reads_the_last_checkpoint_and_writes_full_sft(tmp_path, monkeypatch):
+    """Stage 5 samples pairs from the stage before it and trains DPO into full_sft; the stages in between
+    get names of their own. A resumed DPO round keeps its pairs file."""
+    from scripts import cold_start, rejection_sample
+    from trainer import train_dpo, train_full_sft
+    sampled, trained = [], []
+
+    def fake_sample(argv):
+        sampled.append(argv)
+        for flag in ("--out", "--pairs_out"):
+            if flag in argv:
+                open(argv[argv.index(flag) + 1], "w").close()
+
+    monkeypatch.setattr(rejection_sample, "main", fake_sample)
+    monkeypatch.setattr(train_full_sft, "train", lambda args: trained.append(("sft", args)))
+    monkeypatch.setattr(train_dpo, "train", lambda args: trained.append(("dpo", args)))
+    for stage in ("data", "pretrain"):
+        monkeypatch.setitem(cold_start.RUNNERS, stage, lambda args, resume: True)
+    cold_start.main(["--save_dir", str(tmp_path), "--rft_round", "1", "--dpo_round", "1"])
+    assert [(kind, a.from_weight, a.save_weight) for kind, a in trained] == [
+        ("sft", "pretrain", "full_sft_r0"), ("sft", "full_sft_r0", "full_sft_rft"), ("dpo", "full_sft_rft", "full_sft")]
+    pairs = sampled[1][sampled[1].index("--pairs_out") + 1]
+    assert sampled[1][sampled[1].index("--weight") + 1] == "full_sft_rft"
+    assert trained[2][1].data_path == pairs == str(tmp_path / "dpo_pairs.jsonl")
+
+    sampled.clear(), trained.clear()  # DPO only, resumed after its sampling: the pairs are kept
+    cold_start.main(["--save_dir", str(tmp_path / "b"), "--dpo_round", "1"])
+    assert [(kind, a.from_weight, a.save_weight) for kind, a in trained] == [
+        ("sft", "pretrain", "full_sft_r0"), ("dpo", "full_sft_r0", "full_sft")]
+    (tmp_path / "b" / "cold_start.json").unlink()
+    sampled.clear(), trained.clear()
+    cold_start.main(["--save_dir", str(tmp_path / "b"), "--dpo_round", "1", "--stages", "dpo", "--from_resume", "1"])
+    assert not sampled and [(kind, a.from_resume) for kind, a in trained] == [("dpo", 0)]
+
+
 def test_cold_start_rejects_an_unknown_stage(capsys):
     from scripts import cold_start
     with pytest.raises(SystemExit):

@@ -11,7 +11,10 @@ measured against a frozen reference (the starting weights):
     margin = (log pi(y_w) - log ref(y_w)) - (log pi(y_l) - log ref(y_l))
     loss   = -log sigmoid(beta * margin)  +  sft_weight * NLL(y_w) per token
 
-log pi(y) sums the log-probs of the tokens the model wrote (mask 1): never the prompt, never a tool result.
+log pi(y) sums the log-probs of the tokens the model wrote (mask 1): never the prompt, never a tool result,
+and (--divergent_turn_only 1, the default) nothing after the model turn where the two sides first differ:
+before it they are the same, and after it the failed side answers other tool results, so its later turns
+may be right and should not take the blame.
 The NLL term on the right trajectory (as in iterative RPO, Pang et al., 2024) keeps its likelihood from
 falling while the margin grows. A tenth of the prompts are held out: their pairs' accuracy (margin > 0) and
 margin are the validation figures, per failure reason.
@@ -32,7 +35,7 @@ import signal
 import sys
 import time
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -69,6 +72,9 @@ def parse_args(argv=None):
     parser.add_argument("--save_dir", default="out")
     # --- objective ---
     parser.add_argument("--beta", type=float, default=0.1, help="DPO temperature: how far from the reference")
+    parser.add_argument("--divergent_turn_only", type=int, default=1, choices=[0, 1],
+                        help="1: score each side only through the end of the model turn where the two first "
+                             "differ (later turns follow different tool results; 0: whole trajectories)")
     parser.add_argument("--sft_weight", type=float, default=1.0,
                         help="weight of the per-token NLL of the right trajectory (0: plain DPO)")
     # --- optimisation ---
@@ -148,6 +154,24 @@ def dpo_loss(policy: PairLogps, ref: torch.Tensor, beta: float, sft_weight: floa
     return PairLoss(-F.logsigmoid(margin) + sft_weight * nll, margin, chosen, rejected, nll)
 
 
+def cut_after_divergent_turn(pair):
+    """The pair with both masks ending at the model turn where the sides first differ. What comes before
+    that turn is the same in both (it cancels in the margin); what comes after it answers different tool
+    results, so a right later turn of the failed side would be blamed for the first turn's mistake."""
+    a, b = pair.chosen_ids, pair.rejected_ids
+    first = next((k for k, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+
+    def cut(mask):
+        end = first
+        while end < len(mask) and not mask[end]:  # to the model turn that holds (or follows) the difference
+            end += 1
+        while end < len(mask) and mask[end]:  # through that turn's <|im_end|>
+            end += 1
+        return [m if k < end else 0 for k, m in enumerate(mask)]
+
+    return replace(pair, chosen_mask=cut(pair.chosen_mask), rejected_mask=cut(pair.rejected_mask))
+
+
 # ----------------------------------------------------------------------------------------------------------
 # data split and the run's state
 
@@ -193,7 +217,7 @@ def setup(args) -> DPORun:
     model, tokenizer = init_model(args, args.from_weight, args.save_dir, args.device)
     args.pad_token_id, args.eos_token_id = tokenizer.pad_token_id, tokenizer.eos_token_id
     data = PreferenceDataset(args.data_path, tokenizer, args.skip_bad_lines)
-    pairs = data.pairs
+    pairs = [cut_after_divergent_turn(p) for p in data.pairs] if args.divergent_turn_only else data.pairs
     train_idx, val_idx = split_pairs(pairs, args.val_share, args.seed)
     if not train_idx:
         raise ValueError(f"{args.data_path}: no training pairs after holding out {args.val_share:.0%} of the prompts")
