@@ -35,7 +35,6 @@ import math
 import os
 import random
 import re
-import signal
 import subprocess
 import sys
 import time
@@ -58,8 +57,9 @@ from trainer.tool_runner import ToolError, ToolRunner, cap_tool_result
 from trainer.trainer_utils import (
     DistInfo, RankShare, WeightAverage, add_model_args, add_upstream_args, all_ranks_any, all_ranks_sum,
     autocast, average_record, barrier, broadcast_flag, broadcast_weights, close_distributed, cosine_lr,
-    default_dtype, every, grad_sync, init_distributed, init_model, load_resume, loss_share, open_log,
-    resolve_device, resume_path, save_resume, set_rank_seed, set_rng_state, set_seed, split_batch, wrap_ddp,
+    default_dtype, every, grad_sync, init_distributed, init_model, load_resume, loss_share, on_stop_signal,
+    open_log, resolve_device, resume_path, save_resume, set_rank_seed, set_rng_state, set_seed, split_batch,
+    wrap_ddp,
 )
 
 
@@ -1809,12 +1809,7 @@ def main(argv=None):
     if dist_info.is_main:
         open_metrics(state, dataset, n_batches)
 
-    def request_stop(signum, frame):
-        state.stop_requested = True  # finish the current step, save, exit
-        print(f"\nsignal {signum}: saving a resume checkpoint after this step")
-
-    signal.signal(signal.SIGINT, request_stop)
-    signal.signal(signal.SIGTERM, request_stop)
+    on_stop_signal(lambda signum: setattr(state, "stop_requested", True))
     state.train_model.train()
     if args.eval_interval > 0 and state.step == 0:
         periodic_eval_on_rank0(state)  # the starting point: the first "best", and the baseline of the curves

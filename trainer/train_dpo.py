@@ -31,7 +31,6 @@ import json
 import math
 import os
 import random
-import signal
 import sys
 import time
 from collections import defaultdict
@@ -49,8 +48,8 @@ from model.model_minimind import count_parameters, save_minimind, weight_path
 from trainer.rollout_engine import compute_per_token_logps
 from trainer.train_agent import Trajectory, build_train_batch
 from trainer.trainer_utils import (
-    add_model_args, add_runtime_args, autocast, cosine_lr, every, init_model, load_resume, open_log,
-    resolve_runtime, resume_path, save_resume, set_rng_state, set_seed,
+    add_model_args, add_runtime_args, autocast, cosine_lr, every, init_model, load_resume, on_stop_signal,
+    open_log, resolve_runtime, resume_path, save_resume, set_rng_state, set_seed,
 )
 
 
@@ -330,17 +329,12 @@ def window_record(run: DPORun, grad_norm: float, t0: float) -> dict:
 def train(args) -> bool:
     run = setup(args)
 
-    def request_stop(signum, frame):  # finish the current step, write a resume checkpoint, exit
-        run.stop_signal = signum
-        print(f"\nsignal {signum}: saving a resume checkpoint after this step")
-
-    signal.signal(signal.SIGINT, request_stop)
-    signal.signal(signal.SIGTERM, request_stop)
+    on_stop_signal(lambda signum: setattr(run, "stop_signal", signum))
     os.makedirs(args.save_dir, exist_ok=True)
     run.log_file = open_log(run.out_path.replace(".pth", "_log.jsonl"), run.step if args.from_resume else None,
                             args)
     if run.step == 0:
-        log(run, {"step": 0, **validate(run)})  # the reference itself: accuracy counts ties as misses
+        log(run, {"step": 0, **validate(run)})  # the reference itself: margins are 0 up to bf16 rounding
     run.model.train()
     bar = tqdm(total=run.total_steps, initial=run.step, desc="dpo", dynamic_ncols=True)
     t0 = time.time()

@@ -24,7 +24,6 @@ import argparse
 import json
 import math
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -40,8 +39,9 @@ from dataset.lm_dataset import LengthGroupedSampler, SFTDataset, mix_in, sft_col
 from model.model_minimind import count_parameters, save_minimind, weight_path
 from trainer.trainer_utils import (
     add_model_args, add_runtime_args, add_upstream_args, all_ranks_any, all_ranks_sum, autocast, barrier,
-    close_distributed, cosine_lr, every, grad_sync, init_distributed, init_model, load_resume, open_log,
-    resolve_runtime, resume_path, save_resume, set_rank_seed, set_rng_state, set_seed, split_batch, wrap_ddp,
+    close_distributed, cosine_lr, every, grad_sync, init_distributed, init_model, load_resume, on_stop_signal,
+    open_log, resolve_runtime, resume_path, save_resume, set_rank_seed, set_rng_state, set_seed, split_batch,
+    wrap_ddp,
 )
 
 
@@ -350,12 +350,7 @@ def run_epoch(run: SFTRun, epoch: int, t0: float, bar) -> bool:
 def train(args):
     run = setup(args)
 
-    def request_stop(signum, frame):  # finish the current step, write a resume checkpoint, exit
-        run.stop_signal = signum
-        print(f"\nsignal {signum}: saving a resume checkpoint after this step")
-
-    signal.signal(signal.SIGINT, request_stop)
-    signal.signal(signal.SIGTERM, request_stop)
+    on_stop_signal(lambda signum: setattr(run, "stop_signal", signum))
     run.train_model.train()
     os.makedirs(args.save_dir, exist_ok=True)
     log_path = run.out_path.replace(".pth", "_log.jsonl")

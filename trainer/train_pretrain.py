@@ -16,7 +16,6 @@ import argparse
 import json
 import math
 import os
-import signal
 import sys
 import time
 
@@ -30,7 +29,7 @@ from dataset.lm_dataset import PretrainDataset
 from model.model_minimind import count_parameters, save_minimind, weight_path
 from trainer.trainer_utils import (
     add_model_args, add_runtime_args, add_upstream_args, autocast, cosine_lr, every, init_model, load_resume,
-    open_log, resolve_runtime, resume_path, save_resume, set_rng_state, set_seed,
+    on_stop_signal, open_log, resolve_runtime, resume_path, save_resume, set_rng_state, set_seed,
 )
 
 
@@ -135,12 +134,7 @@ def train(args):
           f"({n_train * args.max_seq_len / 1e6:.1f}M), {args.val_blocks} val | {total_steps} steps")
     stop = {"signal": None}
 
-    def request_stop(signum, frame):  # finish the current step, write a resume checkpoint, exit
-        stop["signal"] = signum
-        print(f"\nsignal {signum}: saving a resume checkpoint after this step")
-
-    signal.signal(signal.SIGINT, request_stop)
-    signal.signal(signal.SIGTERM, request_stop)
+    on_stop_signal(lambda signum: stop.update(signal=signum))
     os.makedirs(args.save_dir, exist_ok=True)
     log_file = open_log(log_path, step if args.from_resume else None, args)
     bar = tqdm(total=total_steps, initial=step, desc="pretrain", dynamic_ncols=True)

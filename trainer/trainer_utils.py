@@ -12,6 +12,7 @@ import math
 import os
 import pickle
 import random
+import signal
 from dataclasses import dataclass
 
 import numpy as np
@@ -305,6 +306,17 @@ def init_model(args, from_weight: str, save_dir: str, device: str = "cpu", **con
     else:
         model = MiniMindForCausalLM(model_config(args, **config_overrides))
     return model.to(device), tokenizer
+
+
+def on_stop_signal(callback):
+    """SIGINT and SIGTERM call callback(signum) instead of killing the process: the trainer finishes its
+    current step, writes a resume checkpoint and exits."""
+    def handler(signum, frame):
+        callback(signum)
+        print(f"\nsignal {signum}: saving a resume checkpoint after this step")
+
+    signal.signal(signal.SIGINT, handler)
+    signal.signal(signal.SIGTERM, handler)
 
 
 # --- resume checkpoints -------------------------------------------------------------------------------------
