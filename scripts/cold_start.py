@@ -6,7 +6,7 @@ preference (DPO) round. It makes the checkpoint agent RL starts from.
     python scripts/cold_start.py --from_resume 1    # after a kill: done stages are skipped, the cut one resumes
     python scripts/cold_start.py --rft_round 1      # with stage 4, about 21 minutes more
     python scripts/cold_start.py --rft_round 1 --stages rft   # only the round, on an existing full_sft_r0
-    python scripts/cold_start.py --dpo_round 1      # with stage 5, about 10 minutes more
+    python scripts/cold_start.py --dpo_round 1      # with stage 5, about 8 minutes more
 
 Stages (each prints its own progress bar with an ETA):
     1. data      scripts/make_agent_data.py --n_sft N     SFT conversations, RL prompts, held-out sets (~1 min)
