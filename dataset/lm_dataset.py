@@ -327,15 +327,15 @@ class LengthGroupedSampler(Sampler):
 
 
 def tokenizer_fingerprint(tokenizer) -> str:
-    """A short hash of the vocabulary: data stored as token ids is valid only with the tokenizer that made it."""
+    """A short hash of the vocabulary: token ids are valid only with the tokenizer that made them."""
     vocab = json.dumps(sorted(tokenizer.get_vocab().items()), ensure_ascii=False)
     return hashlib.sha256(vocab.encode("utf-8")).hexdigest()[:16]
 
 
 @dataclass
 class PreferencePair:
-    """A right (chosen) and a failed (rejected) trajectory of one prompt, as sampled: the ids after the prompt,
-    with mask 1 on the tokens the model wrote and 0 on the tool results the rollout put in."""
+    """A right (chosen) and a failed (rejected) trajectory of one prompt, as sampled: the ids after the
+    prompt, with mask 1 on the tokens the model wrote and 0 on the tool results the rollout put in."""
     prompt: str
     category: str
     reason: str  # why the rejected one failed (scripts/rejection_sample.py's verdict)
@@ -350,7 +350,7 @@ class PreferenceDataset(Dataset):
     """The pairs scripts/rejection_sample.py --pairs_out writes, one JSON object per line:
         {"prompt", "category", "reason", "tokenizer", "prompt_ids",
          "chosen": {"ids", "mask", "text"}, "rejected": {"ids", "mask", "text"}}
-    The ids must come from the tokenizer given (its fingerprint) and each side must have a model-written token.
+    The ids must come from the tokenizer given (its fingerprint); each side needs a model-written token.
     """
 
     def __init__(self, path, tokenizer, skip_bad_lines=False):
@@ -399,7 +399,8 @@ class PreferenceDataset(Dataset):
         for k, v in text.items():
             if not isinstance(v, str):
                 _fail(path, lineno, k, "expected a string")
-        return PreferencePair(text["prompt"], text["category"] or "default", text["reason"], prompt_ids, *sides)
+        return PreferencePair(text["prompt"], text["category"] or "default", text["reason"], prompt_ids,
+                              *sides)
 
     def __len__(self):
         return len(self.pairs)

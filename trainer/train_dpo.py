@@ -1,8 +1,8 @@
 """
 Preference optimisation on the model's own trajectories (DPO), after SFT.
 
-SFT learns only from right answers. A model that calls the weather tool for "给我讲个笑话" was never shown that
-the call is wrong; it only saw other questions answered without one. The rejection-sampling round
+SFT learns only from right answers. A model that calls the weather tool for "给我讲个笑话" was never
+shown that the call is wrong; it only saw other questions answered without one. The rejection-sampling round
 (scripts/rejection_sample.py --pairs_out) samples k trajectories of each RL-split prompt, and wherever some
 were right and some failed, writes pairs of a right and a failed one, as the token ids that were sampled.
 DPO (Rafailov et al., 2023) then raises the right one's likelihood ratio against the failed one's, both
@@ -21,7 +21,8 @@ margin are the validation figures, per failure reason.
 
 Run (after SFT; scripts/cold_start.py --dpo_round 1 runs both steps as its last stage):
     python scripts/rejection_sample.py --weight full_sft --out out/rs.jsonl --pairs_out out/dpo_pairs.jsonl
-    python trainer/train_dpo.py --from_weight full_sft --data_path out/dpo_pairs.jsonl --save_weight full_sft_dpo
+    python trainer/train_dpo.py --from_weight full_sft --data_path out/dpo_pairs.jsonl \
+        --save_weight full_sft_dpo
 Resume a killed run:
     python trainer/train_dpo.py --from_weight full_sft --data_path out/dpo_pairs.jsonl \
         --save_weight full_sft_dpo --from_resume 1
@@ -54,7 +55,7 @@ from trainer.trainer_utils import (
 
 
 def parse_args(argv=None):
-    parser = argparse.ArgumentParser(description="DPO on pairs of the model's own right and failed trajectories")
+    parser = argparse.ArgumentParser(description="DPO on the model's own right and failed trajectories")
     # --- data ---
     parser.add_argument("--data_path", default="out/dpo_pairs.jsonl",
                         help="preference pairs (scripts/rejection_sample.py --pairs_out)")
@@ -65,9 +66,10 @@ def parse_args(argv=None):
     # --- model ---
     add_model_args(parser)
     parser.add_argument("--from_weight", default="full_sft",
-                        help="the starting weights, also the frozen reference: a name in save_dir, a .pth file "
-                             "or a transformers directory")
-    parser.add_argument("--save_weight", default="full_sft_dpo", help="output name: out/{save_weight}_{hidden}.pth")
+                        help="the starting weights, also the frozen reference: a name in save_dir, a .pth "
+                             "file or a transformers directory")
+    parser.add_argument("--save_weight", default="full_sft_dpo",
+                        help="output name: out/{save_weight}_{hidden}.pth")
     parser.add_argument("--save_dir", default="out")
     # --- objective ---
     parser.add_argument("--beta", type=float, default=0.1, help="DPO temperature: how far from the reference")
@@ -89,7 +91,8 @@ def parse_args(argv=None):
     if not 0.0 <= args.val_share < 1.0:
         parser.error(f"--val_share must be in [0, 1), got {args.val_share}")
     if args.beta <= 0 or args.sft_weight < 0:
-        parser.error(f"--beta must be positive and --sft_weight at least 0, got {args.beta}, {args.sft_weight}")
+        parser.error(f"--beta must be positive and --sft_weight at least 0, "
+                     f"got {args.beta} and {args.sft_weight}")
     if args.batch_size < 1 or args.micro_batch < 1:
         parser.error("--batch_size and --micro_batch must be at least 1")
     return args
@@ -176,7 +179,7 @@ def cut_after_divergent_turn(pair):
 
 
 def split_pairs(pairs, val_share: float, seed: int):
-    """Hold out whole prompts (all their pairs): a validation pair never shares its prompt with a trained one."""
+    """Hold out whole prompts (all their pairs): no validation pair shares its prompt with a trained one."""
     prompts = sorted({p.prompt for p in pairs})
     random.Random(seed).shuffle(prompts)
     held = set(prompts[:round(len(prompts) * val_share)])
@@ -219,7 +222,8 @@ def setup(args) -> DPORun:
     pairs = [cut_after_divergent_turn(p) for p in data.pairs] if args.divergent_turn_only else data.pairs
     train_idx, val_idx = split_pairs(pairs, args.val_share, args.seed)
     if not train_idx:
-        raise ValueError(f"{args.data_path}: no training pairs after holding out {args.val_share:.0%} of the prompts")
+        raise ValueError(f"{args.data_path}: no training pairs after holding out {args.val_share:.0%} "
+                         "of the prompts")
     ref = reference_logps(model, pairs, args)  # the starting weights: computed before any resume restores
     steps_per_epoch = math.ceil(len(train_idx) / args.batch_size)
     total_steps = steps_per_epoch * args.epochs
@@ -241,7 +245,8 @@ def setup(args) -> DPORun:
     reasons = defaultdict(int)
     for p in pairs:
         reasons[p.reason] += 1
-    print(f"model: {count_parameters(model) / 1e6:.2f}M parameters | device {args.device} | dtype {args.dtype}")
+    print(f"model: {count_parameters(model) / 1e6:.2f}M parameters | device {args.device} | "
+          f"dtype {args.dtype}")
     print(f"data: {len(pairs)} pairs ({dict(reasons)}, {data.stats}) | {len(train_idx)} train, "
           f"{len(val_idx)} val | {steps_per_epoch} steps/epoch, {total_steps} steps")
     print("config: " + " ".join(f"{k}={v}" for k, v in vars(args).items()))
@@ -331,8 +336,8 @@ def train(args) -> bool:
 
     on_stop_signal(lambda signum: setattr(run, "stop_signal", signum))
     os.makedirs(args.save_dir, exist_ok=True)
-    run.log_file = open_log(run.out_path.replace(".pth", "_log.jsonl"), run.step if args.from_resume else None,
-                            args)
+    log_path = run.out_path.replace(".pth", "_log.jsonl")
+    run.log_file = open_log(log_path, run.step if args.from_resume else None, args)
     if run.step == 0:
         log(run, {"step": 0, **validate(run)})  # the reference itself: margins are 0 up to bf16 rounding
     run.model.train()
