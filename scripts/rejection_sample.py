@@ -230,26 +230,28 @@ def reference_side(item, prompt_ids, tokenizer):
     return SimpleNamespace(ids=answer, response_mask=[1] * len(answer))
 
 
+def distinct(items, ids_of) -> list:
+    """The items with distinct token ids, each first one kept, in order."""
+    seen, out = set(), []
+    for x in items:
+        if tuple(ids_of(x)) not in seen:
+            seen.add(tuple(ids_of(x)))
+            out.append(x)
+    return out
+
+
 def preference_pairs(item, accepted, rejected, tokenizer, max_pairs: int, fingerprint: str,
                      use_reference: bool = False) -> list:
     """One prompt's pairs: each distinct failed trajectory (in sampled order, at most max_pairs) beside a
     distinct right one, taken in turn. A no-tool prompt that no sample answered right takes the dataset's
     reference answer as its right side when use_reference (those are the prompts the model always fails,
     which on-policy pairs never reach). Nothing without a right and a wrong side."""
-    right, seen = [], set()
-    for traj in accepted:
-        if tuple(traj.ids) not in seen:
-            seen.add(tuple(traj.ids))
-            right.append(traj)
+    right = distinct(accepted, lambda t: t.ids)
     source = "sample"
     if not right and use_reference and rejected:
         ref = reference_side(item, rejected[0][0].prompt_ids, tokenizer)
         right, source = ([ref], "reference") if ref is not None else ([], source)
-    wrong, seen = [], set()
-    for traj, reason in rejected:
-        if reason not in NOT_WRONG and tuple(traj.ids) not in seen:
-            seen.add(tuple(traj.ids))
-            wrong.append((traj, reason))
+    wrong = distinct([(t, r) for t, r in rejected if r not in NOT_WRONG], lambda pair: pair[0].ids)
     user = next((m["content"] for m in reversed(item["messages"]) if m["role"] == "user"), "")
     pairs = []
     for j, (bad, reason) in enumerate(wrong[:max_pairs] if right else []):
