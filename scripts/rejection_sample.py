@@ -89,6 +89,10 @@ def parse_args(argv=None):
     parser.add_argument("--reference_chosen", type=int, default=1, choices=[0, 1],
                         help="with --pairs_out: a no-tool prompt no sample got right is paired with its "
                              "reference answer from the data (0: only sampled right answers)")
+    parser.add_argument("--skipped_call_pairs", type=int, default=0, choices=[0, 1],
+                        help="with --pairs_out: 1 adds, for as many tool prompts as there are needless-call "
+                             "pairs, a pair whose failed side answers at once without the call (the other "
+                             "side of the call boundary, so that a preference step sharpens it, not moves it)")
     args = parser.parse_args(argv)
     if args.k < 1 or args.max_per_prompt < 1:
         parser.error("--k and --max_per_prompt must be at least 1")
@@ -262,8 +266,32 @@ def preference_pairs(item, accepted, rejected, tokenizer, max_pairs: int, finger
     return pairs
 
 
-# ----------------------------------------------------------------------------------------------------------
-# the sampling loop
+def last_model_turn(traj):
+    """The ids of the trajectory's last model-written turn (its final answer, through <|im_end|>)."""
+    end = len(traj.response_mask)
+    start = end
+    while start > 0 and traj.response_mask[start - 1]:
+        start -= 1
+    return list(traj.ids[start:end])
+
+
+def skipped_call_pair(item, good, tokenizer, fingerprint: str) -> dict:
+    """A tool prompt's pair across the call boundary: a right trajectory beside the answer that skips the
+    tool, its own final answer written as the first turn (what a model that does not call states without
+    knowing it). The mirror of a needless-call pair, which prefers no call where none is needed."""
+    answer = last_model_turn(good)
+    bad = SimpleNamespace(ids=answer, response_mask=[1] * len(answer))
+    user = next((m["content"] for m in reversed(item["messages"]) if m["role"] == "user"), "")
+    return {"prompt": user, "category": item["category"], "reason": "skipped_call", "chosen_source": "sample",
+            "tokenizer": fingerprint, "prompt_ids": list(good.prompt_ids),
+            "chosen": side(good, tokenizer), "rejected": side(bad, tokenizer)}
+
+
+def balancing_pairs(candidates, pairs, seed: int) -> list:
+    """Skipped-call pairs for as many tool prompts as `pairs` has needless-call pairs, one a prompt, drawn
+    from `candidates` ([(item, a right trajectory)], one per tool prompt with a right sample)."""
+    wanted = sum(p["reason"] == "needless_call" for p in pairs)
+    return random.Random(seed).sample(candidates, min(wanted, len(candidates)))
 
 
 @dataclass
@@ -311,7 +339,7 @@ class SampleResult:
 
 def rejection_sample(engine, tokenizer, items, args) -> SampleResult:
     stats = defaultdict(CategoryStats)
-    records, sources, pairs = [], [], []
+    records, sources, pairs, boundary = [], [], [], []
     want_pairs = bool(getattr(args, "pairs_out", None))
     fingerprint = tokenizer_fingerprint(tokenizer) if want_pairs else ""
     for start in tqdm(range(0, len(items), args.batch_prompts), desc="rejection sampling", dynamic_ncols=True):
@@ -347,10 +375,15 @@ def rejection_sample(engine, tokenizer, items, args) -> SampleResult:
                 sources.append(traj)
             st.written += kept
             st.prompts_solved += kept > 0
+            if want_pairs and accepted and item["expect_tools"]:
+                boundary.append((item, accepted[0][0]))
             if want_pairs:
                 pairs += preference_pairs(item, [t for t, _ in accepted], rejected, tokenizer,
                                           args.max_pairs_per_prompt, fingerprint,
                                           getattr(args, "reference_chosen", 0))
+    if want_pairs and getattr(args, "skipped_call_pairs", 0):
+        pairs += [skipped_call_pair(item, good, tokenizer, fingerprint)
+                  for item, good in balancing_pairs(boundary, pairs, getattr(args, "seed", 0))]
     return SampleResult(records, sources, dict(stats), pairs)
 
 

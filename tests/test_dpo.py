@@ -69,6 +69,36 @@ def test_a_no_tool_prompt_the_model_always_fails_is_paired_with_its_reference_an
     assert result.pairs == []
 
 
+def test_skipped_call_pairs_mirror_the_needless_call_pairs(tmp_path, tok):
+    args = sample_args(pairs_out="x", max_pairs_per_prompt=4, skipped_call_pairs=1, seed=0)
+    result = rs.rejection_sample(PerTrajectoryEngine(tok, SCRIPTS), tok, [WEATHER, CHAT], args)
+    # one needless-call pair (CHAT) -> one skipped-call pair, from the one tool prompt with a right sample
+    assert [p["reason"] for p in result.pairs] == [
+        "gt_missing", "repeated_call", "needless_call", "malformed_call", "skipped_call"]
+    pair = result.pairs[-1]
+    right = next(t for t in result.trajectories if t.prompt_ids == pair["prompt_ids"])
+    assert pair["category"] == "parallel" and pair["chosen"]["ids"] == right.ids
+    # the failed side is the right trajectory's own final answer, given at once, all of it model-written
+    answer = "北京28°C,晴;东京12°C,多云。"
+    assert pair["rejected"]["text"] == answer + "<|im_end|>" and all(pair["rejected"]["mask"])
+    ids, labels = encode_sft_conversation(tok, WEATHER["messages"] + [{"role": "assistant", "content": answer}],
+                                          WEATHER["tools"])
+    assert pair["prompt_ids"] + pair["rejected"]["ids"] == ids[:len(pair["prompt_ids"]) + len(pair["rejected"]["ids"])]
+    # scored only through the first turn: the call against the answer without it
+    path = tmp_path / "pairs.jsonl"
+    write_pairs(path, result.pairs)
+    loaded = PreferenceDataset(str(path), tok).pairs[-1]
+    cut = train_dpo.cut_after_divergent_turn(loaded)
+    first_turn = right.response_mask.index(0)
+    assert cut.chosen_mask == [1] * first_turn + [0] * (len(right.ids) - first_turn)
+    assert cut.rejected_mask == pair["rejected"]["mask"]
+    # off by default, and never more than the needless-call pairs
+    args.skipped_call_pairs = 0
+    assert "skipped_call" not in [p["reason"] for p in rs.rejection_sample(
+        PerTrajectoryEngine(tok, SCRIPTS), tok, [WEATHER, CHAT], args).pairs]
+    assert rs.balancing_pairs([("a", 1), ("b", 2)], [{"reason": "gt_missing"}], seed=0) == []
+
+
 def write_pairs(path, pairs):
     with open(path, "w", encoding="utf-8") as f:
         for p in pairs:
