@@ -15,7 +15,8 @@ Accepted trajectories are deduplicated and written in the SFT format of dataset/
 With --pairs_out, the prompts that some samples solved and some failed also give preference pairs for
 trainer/train_dpo.py: each distinct failed trajectory (a needless call, a miscopied number, a missing call...)
 beside one of the prompt's right ones, both as the token ids that were sampled, with the mask of the tokens
-the model wrote.
+the model wrote. --skipped_call_pairs 1 adds the other side of the call boundary: as many tool prompts as
+there are needless-call pairs, each a right trajectory against its own final answer given without the call.
 
 Prompts: the RL pool by default; --categories picks categories by name, --profile picks the --weakest
 categories of a behaviour profile (the *_profile.json the periodic evaluation of train_agent.py writes, or the
@@ -292,6 +293,10 @@ def balancing_pairs(candidates, pairs, seed: int) -> list:
     from `candidates` ([(item, a right trajectory)], one per tool prompt with a right sample)."""
     wanted = sum(p["reason"] == "needless_call" for p in pairs)
     return random.Random(seed).sample(candidates, min(wanted, len(candidates)))
+
+
+# ----------------------------------------------------------------------------------------------------------
+# the sampling loop
 
 
 @dataclass
