@@ -257,14 +257,16 @@ def preference_pairs(item, accepted, rejected, tokenizer, max_pairs: int, finger
         ref = reference_side(item, rejected[0][0].prompt_ids, tokenizer)
         right, source = ([ref], "reference") if ref is not None else ([], source)
     wrong = distinct([(t, r) for t, r in rejected if r not in NOT_WRONG], lambda pair: pair[0].ids)
+    return [pair_record(item, reason, source, bad.prompt_ids, right[j % len(right)], bad, tokenizer, fingerprint)
+            for j, (bad, reason) in enumerate(wrong[:max_pairs] if right else [])]
+
+
+def pair_record(item, reason: str, source: str, prompt_ids, good, bad, tokenizer, fingerprint: str) -> dict:
+    """One line of the pairs file (dataset/lm_dataset.PreferenceDataset reads it)."""
     user = next((m["content"] for m in reversed(item["messages"]) if m["role"] == "user"), "")
-    pairs = []
-    for j, (bad, reason) in enumerate(wrong[:max_pairs] if right else []):
-        good = right[j % len(right)]
-        pairs.append({"prompt": user, "category": item["category"], "reason": reason, "chosen_source": source,
-                      "tokenizer": fingerprint, "prompt_ids": list(bad.prompt_ids),
-                      "chosen": side(good, tokenizer), "rejected": side(bad, tokenizer)})
-    return pairs
+    return {"prompt": user, "category": item["category"], "reason": reason, "chosen_source": source,
+            "tokenizer": fingerprint, "prompt_ids": list(prompt_ids),
+            "chosen": side(good, tokenizer), "rejected": side(bad, tokenizer)}
 
 
 def last_model_turn(traj):
@@ -282,15 +284,12 @@ def skipped_call_pair(item, good, tokenizer, fingerprint: str) -> dict:
     knowing it). The mirror of a needless-call pair, which prefers no call where none is needed."""
     answer = last_model_turn(good)
     bad = SimpleNamespace(ids=answer, response_mask=[1] * len(answer))
-    user = next((m["content"] for m in reversed(item["messages"]) if m["role"] == "user"), "")
-    return {"prompt": user, "category": item["category"], "reason": "skipped_call", "chosen_source": "sample",
-            "tokenizer": fingerprint, "prompt_ids": list(good.prompt_ids),
-            "chosen": side(good, tokenizer), "rejected": side(bad, tokenizer)}
+    return pair_record(item, "skipped_call", "sample", good.prompt_ids, good, bad, tokenizer, fingerprint)
 
 
 def balancing_pairs(candidates, pairs, seed: int) -> list:
-    """Skipped-call pairs for as many tool prompts as `pairs` has needless-call pairs, one a prompt, drawn
-    from `candidates` ([(item, a right trajectory)], one per tool prompt with a right sample)."""
+    """The tool prompts to give a skipped-call pair: as many as `pairs` has needless-call pairs, drawn from
+    `candidates` ([(item, a right trajectory)], one per tool prompt with a right sample)."""
     wanted = sum(p["reason"] == "needless_call" for p in pairs)
     return random.Random(seed).sample(candidates, min(wanted, len(candidates)))
 
