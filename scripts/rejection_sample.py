@@ -257,8 +257,8 @@ def preference_pairs(item, accepted, rejected, tokenizer, max_pairs: int, finger
         ref = reference_side(item, rejected[0][0].prompt_ids, tokenizer)
         right, source = ([ref], "reference") if ref is not None else ([], source)
     wrong = distinct([(t, r) for t, r in rejected if r not in NOT_WRONG], lambda pair: pair[0].ids)
-    return [pair_record(item, reason, source, bad.prompt_ids, right[j % len(right)], bad, tokenizer, fingerprint)
-            for j, (bad, reason) in enumerate(wrong[:max_pairs] if right else [])]
+    return [pair_record(item, reason, source, bad.prompt_ids, right[j % len(right)], bad, tokenizer,
+                        fingerprint) for j, (bad, reason) in enumerate(wrong[:max_pairs] if right else [])]
 
 
 def pair_record(item, reason: str, source: str, prompt_ids, good, bad, tokenizer, fingerprint: str) -> dict:
