@@ -2448,3 +2448,58 @@ for _name in REQUEST_PHRASES:
     for _lang in LANGS:
         for _split, _templates in framed_templates(_name, _lang).items():
             TEMPLATE_TABLES[_name].setdefault(f"{_split}_framed", {})[_lang] = _templates
+
+# ==========================================================================================================
+# Shared quantity frames: one wording around a plain amount and around a count of items
+# ==========================================================================================================
+# A currency request names an amount ("500 EUR": one call's result times the amount) or a count of items at
+# a price ("4 tickets at 25 EUR": the price times the count times the rate); a unit request names a value or
+# a count of lots of it. When each kind has its own wordings, a model can take the kind from the wording
+# and, on a wording it has not seen, invent a count from an amount's digits or drop one it was given.
+# QUANTITY_FRAMES are wordings around any quantity; composed with a table's QUANTITY_PHRASES they give that
+# table "quantity" SFT templates, so the same frame asks for each kind and only the quantity tells which.
+# SFT only: the RL pool and the held-out sets are unchanged.
+QUANTITY_FRAMES = {
+    "zh": [
+        "{x}换算成{dst}是多少?", "{x}等于多少{dst}?", "请把{x}换成{dst}", "{x}换作{dst}是多少?",
+        "帮我算算{x}是多少{dst}", "我想知道{x}用{dst}表示是多少", "{x},换成{dst}呢?",
+        "请告诉我{x}相当于多少{dst}",
+    ],
+    "en": [
+        "What is {x} in {dst}?", "Convert {x} to {dst}.", "How many {dst} is {x}?", "Give me {x} in {dst}.",
+        "Please express {x} in {dst}.", "I need {x} in {dst}.", "{x}: how much is that in {dst}?",
+        "Tell me what {x} equals in {dst}.",
+    ],
+}
+# the quantity of each table's requests, in the table's own placeholders
+QUANTITY_PHRASES = {
+    "chain_money": {
+        "zh": ["{amount}{src}", "{amount}{src}现金", "一笔{amount}{src}的款项", "一件{amount}{src}的商品"],
+        "en": ["{amount} {src}", "{amount} {src} in cash", "a payment of {amount} {src}",
+               "one item costing {amount} {src}"],
+    },
+    "chain_price": {
+        "zh": ["{n}件{price}{src}的商品", "{n}张每张{price}{src}的票", "单价{price}{src}的东西{n}件",
+               "{n}瓶每瓶{price}{src}的饮料"],
+        "en": ["{n} items costing {price} {src} each", "{n} tickets at {price} {src} per ticket",
+               "{n} bottles, {price} {src} a bottle", "{price} {src} each for {n} pieces"],
+    },
+    "unit": {
+        "zh": ["{value}{src}", "整整{value}{src}"],
+        "en": ["{value} {src}", "exactly {value} {src}"],
+    },
+    "chain_total": {
+        "zh": ["{n}个{q}{src}合在一起", "{n}袋每袋{q}{src}", "{q}{src}的{n}倍"],
+        "en": ["{n} lots of {q} {src} added up", "{n} bags of {q} {src} each", "{n} times {q} {src}"],
+    },
+}
+
+
+def quantity_templates(name, lang) -> list:
+    """The quantity SFT templates of template table `name`: every frame around every phrase."""
+    return [f.replace("{x}", p) for f in QUANTITY_FRAMES[lang] for p in QUANTITY_PHRASES[name][lang]]
+
+
+for _name in QUANTITY_PHRASES:
+    for _lang in LANGS:
+        TEMPLATE_TABLES[_name].setdefault("sft_quantity", {})[_lang] = quantity_templates(_name, _lang)

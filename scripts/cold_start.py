@@ -56,6 +56,8 @@ def parse_args(argv=None):
     p.add_argument("--hidden_size", type=int, default=None, help="model width (default: the CPU preset)")
     p.add_argument("--num_hidden_layers", type=int, default=None, help="blocks (default: the CPU preset)")
     p.add_argument("--n_sft", type=int, default=40_000, help="distinct SFT conversations")
+    p.add_argument("--quantity_rate", type=float, default=0.0,
+                   help="share of SFT currency and unit requests in a quantity frame (make_agent_data.py)")
     p.add_argument("--n_pretrain_docs", type=int, default=100_000, help="pretraining documents")
     p.add_argument("--pretrain_epochs", type=int, default=1)
     p.add_argument("--pretrain_steps", type=int, default=-1, help="cap on pretraining steps (-1: the epochs)")
@@ -118,7 +120,8 @@ def stage_data(args, resume: bool):
     from scripts.make_agent_data import main as make_agent_data
     from scripts.make_pretrain_data import main as make_pretrain_data
 
-    make_agent_data(["--n_sft", str(args.n_sft), "--seed", str(args.seed)])
+    make_agent_data(["--n_sft", str(args.n_sft), "--seed", str(args.seed),
+                     "--quantity_rate", str(args.quantity_rate)])
     make_pretrain_data(["--n_docs", str(args.n_pretrain_docs)])
 
 

@@ -79,6 +79,9 @@ def parse_args(argv=None):
     p.add_argument("--out_dir", default=os.path.join(ROOT, "dataset"), help="folder for the .jsonl files")
     p.add_argument("--n_sft", type=int, default=40_000, help="number of SFT training conversations")
     p.add_argument("--n_sft_val", type=int, default=300, help="number of SFT validation conversations")
+    p.add_argument("--quantity_rate", type=float, default=0.0,
+                   help="share of SFT currency and unit requests asked in a quantity frame, around an amount "
+                        "or a count of items alike (QUANTITY_FRAMES; 0: none, the shipped data)")
     p.add_argument("--n_rl", type=int, default=2000, help="number of RL prompts in the shipped sample")
     p.add_argument("--n_rl_pool", type=int, default=20_000,
                    help="number of RL prompts in the training pool (agent_rl_pool.jsonl, not shipped)")
@@ -178,10 +181,15 @@ class Ctx:
     rng: random.Random
     phrasing: str
     pool: str
+    quantity_rate: float = 0.0  # share of SFT requests in a quantity frame, where a table has them
 
     def template(self, table, lang):
         """A user template of this split; train prompts of a table with framed templates (SHARED_FRAMES)
-        take one of those at FRAMED_RATE."""
+        take one of those at FRAMED_RATE, and SFT prompts of a table with quantity templates (QUANTITY_FRAMES)
+        one of those at quantity_rate (--quantity_rate; 0, no draw, by default)."""
+        quantity = table.get(f"{self.phrasing}_quantity") if self.pool == "train" else None
+        if quantity and self.quantity_rate and self.rng.random() < self.quantity_rate:
+            return self.rng.choice(quantity[lang])
         framed = table.get(f"{self.phrasing}_framed") if self.pool == "train" else None
         if framed and self.rng.random() < FRAMED_RATE:
             return self.rng.choice(framed[lang])
@@ -1020,7 +1028,9 @@ def phrasing_owners() -> dict:
     for name, table in TEMPLATE_TABLES.items():
         for split in PHRASING_SPLITS:
             for lang in LANGS:
-                for t in table[split][lang] + table.get(f"{split}_framed", {}).get(lang, []):
+                extra = [t for kind in ("framed", "quantity")
+                         for t in table.get(f"{split}_{kind}", {}).get(lang, [])]
+                for t in table[split][lang] + extra:
                     owners.setdefault(normalized(t), set()).add((split, f"template table {name} ({lang}): {t!r}"))
     for split in ("sft", "rl"):
         for kind, pairs in NO_TOOL_SPLITS[split].items():
@@ -1125,8 +1135,9 @@ def main(argv=None):
     seen_evals = build_eval(Ctx(seen_rng, "sft", "eval"), eval_jobs(seen_rng, "sft", SEEN_PER_SKILL))
     seen, val, sft, rl, pool = set(), [], [], [], []
     if wanted & {"sft_agent.jsonl", "sft_agent_val.jsonl"}:  # val first: SFT redraws what val holds
-        val = build_split(Ctx(val_rng, "sft", "train"), args.n_sft_val, SFT_WEIGHTS, sft_record, seen)
-        sft = build_split(Ctx(rng("sft"), "sft", "train"), args.n_sft, SFT_WEIGHTS, sft_record, seen)
+        q = args.quantity_rate
+        val = build_split(Ctx(val_rng, "sft", "train", q), args.n_sft_val, SFT_WEIGHTS, sft_record, seen)
+        sft = build_split(Ctx(rng("sft"), "sft", "train", q), args.n_sft, SFT_WEIGHTS, sft_record, seen)
     if "agent_rl.jsonl" in wanted:
         rl = build_split(Ctx(rng("rl"), "rl", "train"), args.n_rl, RL_WEIGHTS, rl_record)
     if "agent_rl_pool.jsonl" in wanted:

@@ -225,3 +225,49 @@ def test_calculator_and_direction_metrics():
     assert wrong_direction_calls(swapped) == (1, 1)
     s = summarize([right, wrong, swapped])
     assert s["calc_result_accuracy"] == 0.5 and s["wrong_direction_rate"] == 1.0
+
+
+def test_quantity_frames_ask_for_an_amount_and_a_count_alike(monkeypatch):
+    """The quantity templates are every frame around every phrase of a table, in SFT only. SFT asks for a
+    plain amount and for a count of items in the same frames, and each prompt carries the numbers its
+    calculator call multiplies. RL and held-out prompts never take a quantity template, nor SFT prompts by
+    default, and one that shares a phrasing with another split is an error that names its table."""
+    import random
+
+    from dataset import agent_phrasings as ph
+
+    for name, phrases in ph.QUANTITY_PHRASES.items():
+        table = data.TEMPLATE_TABLES[name]
+        assert not {"rl_quantity", "eval_quantity"} & set(table)
+        for lang in data.LANGS:
+            want = [f.replace("{x}", p) for f in ph.QUANTITY_FRAMES[lang] for p in phrases[lang]]
+            assert table["sft_quantity"][lang] == want and want, (name, lang)
+
+    ctx = data.Ctx(random.Random(0), "sft", "train", quantity_rate=0.3)
+    frames = {f: framed_pattern(f.replace("{x}", "{q}")) for lang in data.LANGS for f in ph.QUANTITY_FRAMES[lang]}
+    asked = {"chain_money": set(), "chain_price": set()}
+    for name, make in (("chain_money", data.make_chain_money), ("chain_price", data.make_chain_price)):
+        for i in range(300):
+            sample = make(ctx, data.LANGS[i % 2])
+            factors = sample.steps[1].calls[0].args["expression"].split("*")
+            assert len(factors) == (2 if name == "chain_money" else 3), sample.user
+            digits = sample.user.replace(",", "")
+            assert all(f in digits for f in factors[:-1]), (sample.user, factors)  # the rate is the tool's
+            asked[name] |= {f for f, p in frames.items() if p.fullmatch(sample.user.strip())}
+    assert asked["chain_money"] & asked["chain_price"]
+
+    cases = (("rl", "train", 0.3), ("eval", "eval", 0.3), ("sft", "eval", 0.3), ("sft", "train", 0.0))
+    for phrasing, pool, rate in cases:  # RL, held-out, seen set, SFT by default
+        other = data.Ctx(random.Random(1), phrasing, pool, rate)
+        for name in ph.QUANTITY_PHRASES:
+            table = data.TEMPLATE_TABLES[name]
+            for lang in data.LANGS:
+                only = set(table["sft_quantity"][lang]) - set(table["sft"][lang])  # some are SFT templates too
+                drawn = {other.template(table, lang) for _ in range(200)}
+                assert drawn and only and not drawn & only, (phrasing, pool, rate, name)
+
+    unit = data.TEMPLATE_TABLES["unit"]
+    leaked = {**unit["sft_quantity"], "en": unit["sft_quantity"]["en"] + [unit["rl"]["en"][0]]}
+    monkeypatch.setitem(data.TEMPLATE_TABLES, "unit", {**unit, "sft_quantity": leaked})
+    with pytest.raises(data.DataCheckError, match=r"template table unit \(en\)"):
+        data.check_phrasings()
