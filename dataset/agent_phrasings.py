@@ -2471,18 +2471,48 @@ QUANTITY_FRAMES = {
         "Tell me what {x} equals in {dst}.",
     ],
 }
+# goods bought by the piece, for quantity phrases: (measure word, item) and (plural, one of them)
+GOODS = {
+    "zh": [("件", "衬衫"), ("张", "门票"), ("杯", "奶茶"), ("瓶", "红酒"), ("本", "杂志"), ("双", "鞋"),
+           ("盒", "巧克力"), ("台", "电脑"), ("个", "背包"), ("袋", "咖啡豆")],
+    "en": [("shirts", "shirt"), ("tickets", "ticket"), ("coffees", "coffee"), ("bottles of wine", "bottle"),
+           ("magazines", "magazine"), ("pairs of shoes", "pair"), ("boxes of chocolate", "box"),
+           ("laptops", "laptop"), ("backpacks", "backpack"), ("bags of rice", "bag")],
+}
+# a count of goods at a price, and one of them at an amount (the same goods, the count the only difference)
+COUNT_FORMS = {
+    "zh": ["{n}{m}{item},每{m}{price}{src}", "{n}{m}单价{price}{src}的{item}", "{item}{price}{src}一{m},买{n}{m}"],
+    "en": ["{n} {items} at {price} {src} each", "{n} {items}, {price} {src} per {one}",
+           "{n} {items} costing {price} {src} a {one}"],
+}
+ONE_FORMS = {
+    "zh": ["一{m}{amount}{src}的{item}", "{item}一{m},{amount}{src}"],
+    "en": ["one {one} at {amount} {src}", "a single {one} costing {amount} {src}"],
+}
+
+
+def goods_phrases(forms, lang) -> list:
+    """Every form around every kind of goods; the table's own placeholders are kept."""
+    keep = {k: "{" + k + "}" for k in ("n", "price", "amount", "src")}
+    if lang == "zh":
+        return [f.format(m=m, item=item, **keep) for f in forms[lang] for m, item in GOODS[lang]]
+    return [f.format(items=items, one=one, **keep) for f in forms[lang] for items, one in GOODS[lang]]
+
+
 # the quantity of each table's requests, in the table's own placeholders
 QUANTITY_PHRASES = {
     "chain_money": {
-        "zh": ["{amount}{src}", "{amount}{src}现金", "一笔{amount}{src}的款项", "一件{amount}{src}的商品"],
-        "en": ["{amount} {src}", "{amount} {src} in cash", "a payment of {amount} {src}",
-               "one item costing {amount} {src}"],
+        lang: base + goods_phrases(ONE_FORMS, lang) for lang, base in (
+            ("zh", ["{amount}{src}", "{amount}{src}现金", "一笔{amount}{src}的款项", "一件{amount}{src}的商品"]),
+            ("en", ["{amount} {src}", "{amount} {src} in cash", "a payment of {amount} {src}",
+                    "one item costing {amount} {src}"]))
     },
     "chain_price": {
-        "zh": ["{n}件{price}{src}的商品", "{n}张每张{price}{src}的票", "单价{price}{src}的东西{n}件",
-               "{n}瓶每瓶{price}{src}的饮料"],
-        "en": ["{n} items costing {price} {src} each", "{n} tickets at {price} {src} per ticket",
-               "{n} bottles, {price} {src} a bottle", "{price} {src} each for {n} pieces"],
+        lang: base + goods_phrases(COUNT_FORMS, lang) for lang, base in (
+            ("zh", ["{n}件{price}{src}的商品", "{n}张每张{price}{src}的票", "单价{price}{src}的东西{n}件",
+                    "{n}瓶每瓶{price}{src}的饮料"]),
+            ("en", ["{n} items costing {price} {src} each", "{n} tickets at {price} {src} per ticket",
+                    "{n} bottles, {price} {src} a bottle", "{price} {src} each for {n} pieces"]))
     },
     "unit": {
         "zh": ["{value}{src}", "整整{value}{src}"],
