@@ -87,7 +87,10 @@ def parse_args(argv=None):
                    help="number of RL prompts in the training pool (agent_rl_pool.jsonl, not shipped)")
     p.add_argument("--only", nargs="+", choices=FILES, default=None,
                    help="write only these files (the others are not built; the checks see what is)")
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    if not 0.0 <= args.quantity_rate <= 1.0:
+        p.error(f"--quantity_rate {args.quantity_rate}: a share, from 0 to 1")
+    return args
 
 
 # ==========================================================================================================

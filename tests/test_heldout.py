@@ -266,6 +266,8 @@ def test_quantity_frames_ask_for_an_amount_and_a_count_alike(monkeypatch):
                 drawn = {other.template(table, lang) for _ in range(200)}
                 assert drawn and only and not drawn & only, (phrasing, pool, rate, name)
 
+    with pytest.raises(SystemExit):  # argparse's error: names the flag and the range on stderr
+        data.parse_args(["--quantity_rate", "1.5"])
     unit = data.TEMPLATE_TABLES["unit"]
     leaked = {**unit["sft_quantity"], "en": unit["sft_quantity"]["en"] + [unit["rl"]["en"][0]]}
     monkeypatch.setitem(data.TEMPLATE_TABLES, "unit", {**unit, "sft_quantity": leaked})
