@@ -62,14 +62,17 @@ from trainer.train_agent import (
     MOCK_RESULTS, RewardGuards, build_train_batch, calculate_rewards, cap_tool_output, execute_tool,
     generation_prefill, group_advantages, parse_tool_calls, policy_loss, rollout_batch,
 )
-from trainer.trainer_utils import DTYPES, add_model_args, autocast, default_dtype, init_model, resolve_device
+from trainer.trainer_utils import (
+    DTYPES, CompileUnavailable, add_model_args, autocast, compile_for_training, default_dtype, init_model,
+    resolve_device,
+)
 
 # settings that differ between the full benchmark and the smoke run; a flag given explicitly wins
 MIN_TRAJECTORIES = 64  # per rollout shape, by default
 FULL = {"shapes": "2x4,8x8,16x8", "max_gen_len": 256, "max_turns": 3, "peak_sizes": "2048,4096", "peak_repeats": 5,
-        "rl_steps": 2, "sft_steps": 3, "sft_batch_size": 16, "rounds": 0}
+        "rl_steps": 2, "sft_steps": 3, "sft_batch_size": 16, "sft_compile": 1, "rounds": 0}
 QUICK = {"shapes": "2x4", "max_gen_len": 16, "max_turns": 2, "peak_sizes": "256", "peak_repeats": 2,
-         "rl_steps": 1, "sft_steps": 1, "sft_batch_size": 4, "rounds": 1}
+         "rl_steps": 1, "sft_steps": 1, "sft_batch_size": 4, "sft_compile": 0, "rounds": 1}
 
 
 def parse_args(argv=None):
@@ -99,7 +102,11 @@ def parse_args(argv=None):
     parser.add_argument("--rl_shape", default=None, help="shape of the timed RL step (default: the last shape)")
     parser.add_argument("--rl_steps", type=int, default=None, help="timed RL steps (after one warm-up step)")
     parser.add_argument("--train_micro_batch", type=int, default=8, help="sequences per RL forward/backward")
-    parser.add_argument("--sft_steps", type=int, default=None, help="timed SFT steps (after one warm-up step)")
+    parser.add_argument("--sft_steps", type=int, default=None, help="timed SFT steps (after an untimed pass over "
+                        "the same batches)")
+    parser.add_argument("--sft_compile", type=int, default=None, choices=[0, 1],
+                        help="1: time the SFT step through torch.compile too (train_full_sft.py --use_compile 1; "
+                             "skipped, with the reason, where it cannot compile)")
     parser.add_argument("--sft_batch_size", type=int, default=None)
     parser.add_argument("--peak_sizes", default=None, help="sizes of the square matmuls that measure the peak")
     parser.add_argument("--peak_repeats", type=int, default=None, help="matmuls per size; the best counts")
@@ -625,23 +632,25 @@ def sft_samples(path: str, tok, n: int, seed: int, max_length: int = 1024):
     return samples
 
 
-def bench_sft(model, tok, args, flops: FlopModel, peak: float) -> dict:
+def bench_sft(model, tok, args, flops: FlopModel, peak: float, use_compile: int = 0) -> dict:
     """fwd+bwd+AdamW on batches like train_full_sft.py's: length-grouped, right-padded, loss on the assistant
-    turns."""
+    turns. The batches are run once untimed (with use_compile: the compile, and the recompiles new lengths
+    bring), then timed."""
     path = args.sft_data_path or ("dataset/sft_agent.jsonl" if os.path.exists("dataset/sft_agent.jsonl")
                                   else args.data_path)
     policy = copy.deepcopy(model).train()
+    forward = compile_for_training(policy, use_compile, args.device)
     optimizer = torch.optim.AdamW(policy.parameters(), lr=1e-4, weight_decay=0.1, betas=(0.9, 0.95))
     data = sft_samples(path, tok, 8 * args.sft_batch_size * (args.sft_steps + 1), args.seed)
     batches = LengthGroupedSampler([len(ids) for ids, _ in data], args.sft_batch_size, seed=args.seed).batches()
     runs = []
-    for b in range(args.sft_steps + 1):  # the first is the warm-up
+    for b in list(range(args.sft_steps)) * 2:  # the first pass is the warm-up
         input_ids, labels = sft_collate([data[i] for i in batches[b % len(batches)]])
         input_ids, labels = input_ids.to(args.device), labels.to(args.device)
         sync(args.device)
         t0 = time.perf_counter()
         with autocast(args.device, args.dtype):
-            loss = policy(input_ids, labels=labels, return_logits=False).loss
+            loss = forward(input_ids, labels=labels, return_logits=False).loss
         loss.backward()
         torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
         optimizer.step()
@@ -652,10 +661,11 @@ def bench_sft(model, tok, args, flops: FlopModel, peak: float) -> dict:
         runs.append({"seconds": seconds, "padded_tokens": input_ids.numel(), "seq_len": input_ids.shape[1],
                      "tokens": sum(len(data[i][0]) for i in batches[b % len(batches)]),
                      "flops": 3 * flops.forward(input_ids.numel(), head_tokens, input_ids.shape[1])})
-    timed_runs = runs[1:]
+    warm_up, timed_runs = runs[:args.sft_steps], runs[args.sft_steps:]
     seconds = sum(r["seconds"] for r in timed_runs)
     return {
-        "data_path": path, "batch_size": args.sft_batch_size, "steps": len(timed_runs),
+        "data_path": path, "batch_size": args.sft_batch_size, "steps": len(timed_runs), "use_compile": use_compile,
+        "warm_up_s": sum(r["seconds"] for r in warm_up),
         "step_s": seconds / len(timed_runs),
         "mean_seq_len": sum(r["seq_len"] for r in timed_runs) / len(timed_runs),
         "tokens_per_s": sum(r["padded_tokens"] for r in timed_runs) / seconds,
@@ -715,6 +725,14 @@ def print_report(res: dict):
     print("\ntraining throughput (padded tokens/s; MFU = achieved / peak matmul FLOP/s)")
     print(f"  SFT step   {sft['tokens_per_s']:10.0f} tok/s | {sft['flops_per_s'] / 1e9:7.2f} GFLOP/s | "
           f"MFU {sft['mfu']:.1%} | seq {sft['mean_seq_len']:.0f} x {sft['batch_size']}")
+    compiled = res.get("sft_step_compiled")
+    if compiled and "skipped" in compiled:
+        print(f"  SFT step, torch.compile: skipped ({compiled['skipped']})")
+    elif compiled:
+        print(f"  SFT step, torch.compile {compiled['tokens_per_s']:10.0f} tok/s | "
+              f"{compiled['flops_per_s'] / 1e9:7.2f} GFLOP/s | MFU {compiled['mfu']:.1%} | "
+              f"{compiled['tokens_per_s'] / sft['tokens_per_s']:.2f}x the eager step (compile and warm-up "
+              f"{compiled['warm_up_s']:.0f} s)")
     print(f"  RL update  {every['update_tokens_per_s']:10.0f} tok/s | {every['update_flops_per_s'] / 1e9:7.2f} "
           f"GFLOP/s | MFU {every['update_mfu']:.1%} | seq {every['mean_seq_len']:.0f} (every group)")
     print(f"\npeak resident memory {res['peak_rss_mb']:.0f} MB")
@@ -762,6 +780,11 @@ def main(argv=None):
     res["rollout"] = [bench_rollout(model, tok, dataset, args, b, g, flops, peak["flops_per_s"]) for b, g in shapes]
     res["rl_step"] = bench_rl_step(model, tok, dataset, args, flops, peak["flops_per_s"])
     res["sft_step"] = bench_sft(model, tok, args, flops, peak["flops_per_s"])
+    if args.sft_compile:
+        try:
+            res["sft_step_compiled"] = bench_sft(model, tok, args, flops, peak["flops_per_s"], use_compile=1)
+        except CompileUnavailable as e:
+            res["sft_step_compiled"] = {"skipped": str(e)}
     res["peak_rss_mb"] = peak_rss_mb()
     res["machine"]["load_avg_end"] = load_average()
     # the machine's peak moves during a run (other tenants, clocks): measured again, the higher one counts

@@ -1,5 +1,6 @@
 """The pretraining stage: held-out-clean text, packed blocks, and a resumed run equal to an uninterrupted one."""
 import json
+import shutil
 
 import pytest
 import torch
@@ -196,3 +197,36 @@ def test_cold_start_rejects_an_unknown_stage(capsys):
     with pytest.raises(SystemExit):
         cold_start.parse_args(["--stages", "sft,rlhf"])
     assert "rlhf" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not any(shutil.which(c) for c in ("g++", "c++", "clang++")), reason="no C++ compiler")
+def test_use_compile_trains_the_same_weights_as_eager(tmp_path, docs):
+    """--use_compile 1 runs the training forward and backward through torch.compile: the same steps give the
+    same weights as the eager run, up to the fused kernels' rounding, and the saved checkpoint is the
+    model's own (no compile wrapper in its keys)."""
+    import trainer.train_pretrain as tp
+
+    data = write_docs(tmp_path, docs[:120])
+    common = ["--data_path", data, "--hidden_size", "64", "--num_hidden_layers", "1", "--max_seq_len", "32",
+              "--batch_size", "4", "--val_blocks", "4", "--log_interval", "1", "--eval_interval", "100",
+              "--warmup_steps", "1", "--dtype", "float32", "--max_steps", "3"]
+    tp.train(tp.parse_args(common + ["--save_dir", str(tmp_path / "eager")]))
+    tp.train(tp.parse_args(common + ["--save_dir", str(tmp_path / "compiled"), "--use_compile", "1"]))
+    a = torch.load(tmp_path / "eager" / "pretrain_64.pth")
+    b = torch.load(tmp_path / "compiled" / "pretrain_64.pth")
+    assert a.keys() == b.keys()
+    assert all(torch.allclose(a[k].float(), b[k].float(), atol=1e-4) for k in a)
+    losses = [[json.loads(line)["loss"] for line in open(tmp_path / d / "pretrain_64_log.jsonl")
+               if '"loss"' in line] for d in ("eager", "compiled")]
+    assert len(losses[0]) == 3 and losses[0] == pytest.approx(losses[1], abs=1e-3)
+
+
+def test_use_compile_without_a_compiler_says_so(monkeypatch):
+    from trainer import trainer_utils
+
+    model = torch.nn.Linear(2, 2)
+    assert trainer_utils.compile_for_training(model, 0, "cpu") is model  # off: the model itself
+    monkeypatch.delenv("CXX", raising=False)
+    monkeypatch.setattr(trainer_utils.shutil, "which", lambda name: None)
+    with pytest.raises(trainer_utils.CompileUnavailable, match="--use_compile 1: .* C\\+\\+ compiler"):
+        trainer_utils.compile_for_training(model, 1, "cpu")

@@ -27,10 +27,14 @@ def refused(parse, argv, capsys, *words):
 def test_flags_that_are_not_offered_say_what_to_use_instead(capsys):
     refused(train_agent.parse_args, ["--max_seq_len", "1024"], capsys, "--max_seq_len", "--max_total_len",
             "--max_gen_len")
+    refused(train_agent.parse_args, ["--use_compile", "1"], capsys, "--use_compile 1", "train_full_sft.py take it")
     for parse in (train_agent.parse_args, train_full_sft.parse_args, train_pretrain.parse_args):
-        refused(parse, ["--use_compile", "1"], capsys, "--use_compile 1", "drop the flag")
         args = parse(["--use_compile", "0", "--num_workers", "8", "--wandb_project", "p"])
         assert args.use_compile == 0 and args.num_workers == 8 and not args.use_wandb
+    for parse in (train_full_sft.parse_args, train_pretrain.parse_args):  # the trainers that compile
+        assert parse(["--use_compile", "1"]).use_compile == 1
+        with pytest.raises(SystemExit):
+            parse(["--use_compile", "2"])
     assert train_full_sft.parse_args(["--max_seq_len", "512"]).max_seq_len == 512  # its own length
 
 

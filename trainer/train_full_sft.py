@@ -17,6 +17,8 @@ Incremental SFT (the data flywheel): start from a checkpoint, learn new conversa
     python trainer/train_full_sft.py --from_weight agent_best --data_path dataset/rs_agent.jsonl \
         --mix_path dataset/sft_agent.jsonl --mix_ratio 0.5 --save_weight flywheel_sft \
         --epochs 2 --learning_rate 2e-4
+About 1.2x faster steps on a CPU, after a one-off compile of about half a minute (needs a C++ compiler):
+    python trainer/train_full_sft.py --use_compile 1
 Several processes (DistributedDataParallel; each takes its slice of every batch of --batch_size):
     torchrun --nproc_per_node 2 trainer/train_full_sft.py
 """
@@ -39,9 +41,9 @@ from dataset.lm_dataset import LengthGroupedSampler, SFTDataset, mix_in, sft_col
 from model.model_minimind import count_parameters, save_minimind, weight_path
 from trainer.trainer_utils import (
     add_model_args, add_runtime_args, add_upstream_args, all_ranks_any, all_ranks_sum, autocast, barrier,
-    close_distributed, cosine_lr, every, grad_sync, init_distributed, init_model, load_resume, on_stop_signal,
-    open_log, resolve_runtime, resume_path, save_resume, set_rank_seed, set_rng_state, set_seed, split_batch,
-    wrap_ddp,
+    close_distributed, compile_for_training, cosine_lr, every, grad_sync, init_distributed, init_model,
+    load_resume, on_stop_signal, open_log, resolve_runtime, resume_path, save_resume, set_rank_seed,
+    set_rng_state, set_seed, split_batch, wrap_ddp,
 )
 
 
@@ -99,7 +101,7 @@ def parse_args(argv=None):
     parser.add_argument("--warmup_steps", type=int, default=50)
     parser.add_argument("--grad_clip", type=float, default=1.0)
     add_runtime_args(parser, log_interval=25, eval_interval=250)
-    add_upstream_args(parser)
+    add_upstream_args(parser, compiles=True)
     return resolve_runtime(parser.parse_args(argv))
 
 
@@ -234,6 +236,7 @@ def setup(args) -> SFTRun:
                   f"{run.skip_batches}, saved by {ckpt['extra'].get('world_size', 1)} process(es))")
     # the forward that carries the loss goes through DDP, so that backward all-reduces the gradients
     run.train_model = wrap_ddp(model, dist_info, find_unused_parameters=bool(args.use_moe))
+    run.train_model = compile_for_training(run.train_model, args.use_compile, args.device)
     set_rank_seed(args.seed, dist_info, run.step)  # dropout masks differ per rank
     if dist_info.is_main:
         print(f"model: {count_parameters(model) / 1e6:.2f}M parameters | device {args.device} | "
