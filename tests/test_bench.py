@@ -7,11 +7,12 @@ import torch
 
 from model.model_minimind import MiniMindConfig, MiniMindForCausalLM, save_minimind
 from scripts import bench_agent_rl
+from trainer import trainer_utils
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def test_quick_benchmark_writes_all_fields(tmp_path):
+def test_quick_benchmark_writes_all_fields(tmp_path, monkeypatch):
     torch.manual_seed(0)
     model = MiniMindForCausalLM(MiniMindConfig(hidden_size=64, num_hidden_layers=2))
     save_minimind(model, str(tmp_path / "full_sft_64.pth"), dtype=torch.float32)
@@ -19,9 +20,12 @@ def test_quick_benchmark_writes_all_fields(tmp_path):
     with open(os.path.join(ROOT, "dataset", "agent_rl.jsonl"), encoding="utf-8") as f:
         data.write_text("".join(next(f) for _ in range(16)), encoding="utf-8")
     out = tmp_path / "bench.json"
+    # no C++ compiler: the compiled SFT step is skipped with the reason, the rest runs
+    monkeypatch.delenv("CXX", raising=False)
+    monkeypatch.setattr(trainer_utils.shutil, "which", lambda name: None)
     bench_agent_rl.main(["--quick", "--save_dir", str(tmp_path), "--hidden_size", "64", "--num_hidden_layers", "2",
                          "--data_path", str(data), "--device", "cpu", "--shapes", "2x2", "--max_gen_len", "6",
-                         "--temperature", "0", "--dtype", "float32", "--out", str(out)])
+                         "--temperature", "0", "--dtype", "float32", "--sft_compile", "1", "--out", str(out)])
     res = json.loads(out.read_text(encoding="utf-8"))
     assert res["machine"]["peak_flops_per_s"] > 0 and res["model"]["params"] > 0
     rollout = res["rollout"][0]
@@ -54,7 +58,8 @@ def test_quick_benchmark_writes_all_fields(tmp_path):
     assert rl["trained_sequences"] >= 1
     assert set(rl["peak_rss_mb"]) == set(rl["phases_s"])
     sft = res["sft_step"]
-    assert sft["tokens_per_s"] > 0 and sft["mfu"] > 0 and sft["steps"] == 1
+    assert sft["tokens_per_s"] > 0 and sft["mfu"] > 0 and sft["steps"] == 1 and sft["use_compile"] == 0
+    assert "C++ compiler" in res["sft_step_compiled"]["skipped"]
     assert res["peak_rss_mb"] > 0
 
 
