@@ -138,9 +138,9 @@ def stage_pretrain(args, resume: bool):
     from trainer.train_pretrain import parse_args as pretrain_args, train
 
     argv = trainer_args(args) + ["--save_weight", f"{args.prefix}pretrain", "--save_dir", args.save_dir,
-                               "--epochs", str(args.pretrain_epochs), "--max_steps", str(args.pretrain_steps),
-                               "--warmup_steps", str(args.pretrain_warmup), "--seed", str(args.seed),
-                               "--from_resume", str(int(resume))]
+                                 "--epochs", str(args.pretrain_epochs), "--max_steps", str(args.pretrain_steps),
+                                 "--warmup_steps", str(args.pretrain_warmup), "--seed", str(args.seed),
+                                 "--from_resume", str(int(resume))]
     return train(pretrain_args(argv))
 
 
@@ -148,10 +148,10 @@ def stage_sft(args, resume: bool):
     from trainer.train_full_sft import parse_args as sft_args, train
 
     argv = trainer_args(args) + ["--from_weight", f"{args.prefix}pretrain", "--save_weight", sft_name(args),
-                               "--save_dir", args.save_dir, "--epochs", str(args.sft_epochs),
-                               "--max_steps", str(args.sft_steps), "--learning_rate", str(args.sft_learning_rate),
-                               "--warmup_steps", str(args.sft_warmup), "--seed", str(args.seed),
-                               "--from_resume", str(int(resume))]
+                                 "--save_dir", args.save_dir, "--epochs", str(args.sft_epochs),
+                                 "--max_steps", str(args.sft_steps), "--learning_rate", str(args.sft_learning_rate),
+                                 "--warmup_steps", str(args.sft_warmup), "--seed", str(args.seed),
+                                 "--from_resume", str(int(resume))]
     return train(sft_args(argv))
 
 
@@ -169,11 +169,11 @@ def stage_rft(args, resume: bool):
                                              "--k", str(args.rft_k), "--batch_prompts", "16",
                                              "--seed", str(args.seed), "--out", samples])
     argv = trainer_args(args) + ["--from_weight", start, "--save_weight", output_name(args, "rft"),
-                               "--save_dir", args.save_dir, "--data_path", samples,
-                               "--mix_path", "dataset/sft_agent.jsonl", "--mix_ratio", "0.5",
-                               "--epochs", str(args.rft_epochs), "--learning_rate", str(args.rft_learning_rate),
-                               "--warmup_steps", "10", "--eval_interval", "50", "--save_best", "0",
-                               "--seed", str(args.seed), "--from_resume", str(int(resume and sft_resume))]
+                                 "--save_dir", args.save_dir, "--data_path", samples,
+                                 "--mix_path", "dataset/sft_agent.jsonl", "--mix_ratio", "0.5",
+                                 "--epochs", str(args.rft_epochs), "--learning_rate", str(args.rft_learning_rate),
+                                 "--warmup_steps", "10", "--eval_interval", "50", "--save_best", "0",
+                                 "--seed", str(args.seed), "--from_resume", str(int(resume and sft_resume))]
     return train(sft_args(argv))
 
 
