@@ -60,6 +60,8 @@ def parse_args(argv=None):
     p.add_argument("--quantity_rate", type=float, default=0.0,
                    help="share of SFT currency and unit requests in a quantity frame (make_agent_data.py)")
     p.add_argument("--n_pretrain_docs", type=int, default=100_000, help="pretraining documents")
+    p.add_argument("--quantity_drills", type=float, default=0.0,
+                   help="weight of the pretraining quantity drills (make_pretrain_data.py --quantity_weight)")
     p.add_argument("--pretrain_epochs", type=int, default=1)
     p.add_argument("--pretrain_steps", type=int, default=-1, help="cap on pretraining steps (-1: the epochs)")
     p.add_argument("--pretrain_warmup", type=int, default=100, help="pretraining warmup steps")
@@ -131,7 +133,7 @@ def stage_data(args, resume: bool):
 
     make_agent_data(["--n_sft", str(args.n_sft), "--seed", str(args.seed),
                      "--quantity_rate", str(args.quantity_rate)])
-    make_pretrain_data(["--n_docs", str(args.n_pretrain_docs)])
+    make_pretrain_data(["--n_docs", str(args.n_pretrain_docs), "--quantity_weight", str(args.quantity_drills)])
 
 
 def stage_pretrain(args, resume: bool):

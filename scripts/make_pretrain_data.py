@@ -14,6 +14,8 @@ drills, the rest general text:
     fields      names, cities and companies (faker) copied into JSON fields
     words       word lists (faker's word lists) copied as they are
     results     a tool result in JSON and the sentence that quotes its value
+    quantity    a currency or unit request (an SFT wording), which numbers it gives (one amount, or a count
+                and a price) and the expression that multiplies exactly those; off unless --quantity_weight
 
 Held out: no number in the text is in the evaluation's number pool (scripts/make_agent_data.is_eval_number), and
 no distinctive literal piece of an evaluation phrasing occurs in it (see eval_fragments). The builder refuses a line that breaks either (it is
@@ -40,12 +42,15 @@ from dataset.agent_phrasings import (  # noqa: E402
     CITY_NAMES, CURRENCY_NAMES, CURRENCY_PAIRS, LANGS, TEMPLATE_TABLES, UNIT_NAMES, UNIT_PAIRS,
     no_tool_eval_questions,
 )
-from scripts.make_agent_data import Ctx, is_eval_number, math_problem, normalized, unit_value  # noqa: E402
+from scripts.make_agent_data import (  # noqa: E402
+    Ctx, is_eval_number, make_chain_money, make_chain_price, make_chain_total, math_problem, normalized, unit_value,
+)
 from trainer.train_agent import execute_tool  # noqa: E402
 
 # kind of document -> weight; a document is 1 to 4 drills of one kind (prose: one paragraph)
 DOC_KINDS = {"prose": 20, "digits": 8, "numbers": 12, "math": 20, "units": 14, "money": 8, "fields": 8,
              "words": 4, "results": 6}
+QUANTITY_RATE = 0.5  # share of quantity drills whose request is in a quantity frame (QUANTITY_FRAMES)
 MIN_FRAGMENT = 5  # a literal piece of an eval phrasing this long (letters, digits, CJK) may not occur
 
 
@@ -54,6 +59,9 @@ def parse_args(argv=None):
     p.add_argument("--n_docs", type=int, default=100_000, help="documents (one JSON line each)")
     p.add_argument("--out", default=os.path.join(ROOT, "dataset", "pretrain.jsonl"))
     p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--quantity_weight", type=float, default=0.0,
+                   help="weight of the quantity drills among the kinds (the others sum to 100; 0: none, and the "
+                        "file is byte-identical to one built before they existed)")
     return p.parse_args(argv)
 
 
@@ -230,6 +238,41 @@ def drill_results(rng, fake, lang):
                           else f"{label} is {weather['temperature']}, {weather['condition']}.")
 
 
+def drill_quantity(rng, fake, lang):
+    """A chained request of the SFT data (its wording, half of them in a quantity frame, where only the
+    quantity tells an amount from a count), then which numbers it gives and the expression of its second call.
+    It teaches the decision the calculator call turns on: multiply by a count only when there is one."""
+    ctx = Ctx(rng, "sft", "train", quantity_rate=QUANTITY_RATE)
+    kind = rng.choice(["amount", "count", "lots"])
+    make = {"amount": make_chain_money, "count": make_chain_price, "lots": make_chain_total}[kind]
+    sample = make(ctx, lang)
+    first, second = sample.steps[0].calls[0], sample.steps[1].calls[0]
+    user, zh = sample.user, lang == "zh"
+    if kind == "lots":  # calculate_math(q*n) first, then the converter
+        expr, total = first.args["expression"], first.result["result"]
+        q, n = expr.split("*")
+        unit = f"{second.args['from_unit']} → {second.args['to_unit']}"
+        return rng.choice([
+            f"{user}\n两个数:每份 {q},共 {n} 份。先算 {expr} = {total},再换算 {unit}。" if zh else
+            f"{user}\nTwo numbers: {q} a lot, {n} lots. First {expr} = {total}, then convert {unit}.",
+            f"{user}\n{{\"expression\": \"{expr}\"}}\n{total}",
+        ])
+    expr, rate = second.args["expression"], first.result["rate"]
+    pair = f"{first.args['from_currency']} → {first.args['to_currency']}"
+    result = second.result["result"]
+    if kind == "amount":
+        (amount,) = sample.values
+        said = (f"只有一个数:金额 {amount},没有数量。" if zh else f"One number: the amount {amount}, no count.")
+    else:
+        price, n = sample.values
+        said = (f"两个数:单价 {price},数量 {n}。" if zh else f"Two numbers: the price {price} and the count {n}.")
+    return rng.choice([
+        f"{user}\n{said}汇率 {pair} 是 {rate},算式 {expr},等于 {result}。" if zh else
+        f"{user}\n{said} The {pair} rate is {rate}; the expression is {expr}, which is {result}.",
+        f"{user}\n{said}\n{{\"expression\": \"{expr}\"}}",
+    ])
+
+
 def drill_prose(rng, fake, lang):
     f = fake[lang]
     return f.paragraph(nb_sentences=rng.randint(2, 6)) if rng.random() < 0.7 else f.sentence(nb_words=12)
@@ -237,7 +280,7 @@ def drill_prose(rng, fake, lang):
 
 DRILLS = {"prose": drill_prose, "digits": drill_digits, "numbers": drill_numbers, "math": drill_math,
           "units": drill_units, "money": drill_money, "fields": drill_fields, "words": drill_words,
-          "results": drill_results}
+          "results": drill_results, "quantity": drill_quantity}
 
 
 def make_doc(rng, fake, kind, fragments) -> str:
@@ -252,14 +295,15 @@ def make_doc(rng, fake, kind, fragments) -> str:
     return "\n".join(parts)
 
 
-def build(n_docs: int, seed: int) -> list:
+def build(n_docs: int, seed: int, quantity_weight: float = 0.0) -> list:
     from faker import Faker
 
     rng = random.Random(seed)
     Faker.seed(seed)
     fake = {"zh": Faker("zh_CN"), "en": Faker("en_US")}
     fragments = eval_fragments()
-    kinds = rng.choices(list(DOC_KINDS), weights=list(DOC_KINDS.values()), k=n_docs)
+    weights = {**DOC_KINDS, "quantity": quantity_weight}  # last, so weight 0 leaves every draw as it was
+    kinds = rng.choices(list(weights), weights=list(weights.values()), k=n_docs)
     return [make_doc(rng, fake, kind, fragments) for kind in kinds]
 
 
@@ -274,7 +318,9 @@ def check_docs(docs, fragments=None):
 
 def main(argv=None):
     args = parse_args(argv)
-    docs = [d for d in build(args.n_docs, args.seed) if d]
+    if args.quantity_weight < 0:
+        raise SystemExit(f"--quantity_weight must be 0 or more, got {args.quantity_weight}")
+    docs = [d for d in build(args.n_docs, args.seed, args.quantity_weight) if d]
     check_docs(docs)  # each line was checked as it was drawn; the joined documents are checked again
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     tmp = args.out + ".tmp"

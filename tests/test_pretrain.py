@@ -1,5 +1,6 @@
 """The pretraining stage: held-out-clean text, packed blocks, and a resumed run equal to an uninterrupted one."""
 import json
+import re
 import shutil
 
 import pytest
@@ -38,6 +39,33 @@ def test_the_guard_refuses_eval_numbers_and_phrasings():
         mp.check_docs([phrasing])
     # a piece the SFT phrasings share ("exchange rate") or a short one ("for me") is not held out
     mp.check_docs([f"The exchange rate is {train_number}, says the table for me."])
+
+
+def test_quantity_drills_say_which_numbers_the_expression_multiplies():
+    """The quantity drills (off by default) are held-out clean like the rest, state an amount or a count and a
+    price, and the expression beside them multiplies exactly the numbers stated (and a rate); a weight of 0
+    leaves every other document as it was."""
+    assert mp.build(60, seed=3) == mp.build(60, seed=3, quantity_weight=0.0)
+    docs = [d for d in mp.build(300, seed=5, quantity_weight=300.0) if d]  # about three in four are drills
+    mp.check_docs(docs)
+    lines = [line for d in docs for line in d.split("\n")]
+    said = 0
+    for i, line in enumerate(lines):
+        m = re.search(r"(?:金额 |the amount )(\d+)", line)
+        if m:  # an amount: the expression is that amount times the rate, no count
+            expr = re.search(r"(?:算式 |expression\": \"|expression is )([\d.*]+)", line + lines[i + 1 if i + 1 < len(lines) else i])
+            factors = expr.group(1).rstrip(".").split("*")
+            assert factors[0] == m.group(1) and len(factors) == 2, line
+            said += 1
+        m = re.search(r"(?:单价 |the price )(\d+)(?:,数量 | and the count )(\d+)", line)
+        if m:  # a price and a count: both, then the rate
+            expr = re.search(r"(?:算式 |expression\": \"|expression is )([\d.*]+)", line + lines[i + 1 if i + 1 < len(lines) else i])
+            factors = expr.group(1).rstrip(".").split("*")
+            assert factors[:2] == [m.group(1), m.group(2)] and len(factors) == 3, line
+            said += 1
+    assert said > 100
+    with pytest.raises(SystemExit, match="--quantity_weight"):
+        mp.main(["--quantity_weight", "-1", "--n_docs", "1"])
 
 
 def write_docs(tmp_path, docs):
