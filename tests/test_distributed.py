@@ -162,3 +162,48 @@ def test_rl_resumes_across_world_sizes_at_the_right_data_position(rl_two_ranks):
     assert (state["extra"]["batches_done"], state["extra"]["prompts_done"]) == (4, 8)
     metrics = [json.loads(line) for line in (save_dir / "agent_64_metrics.jsonl").read_text().splitlines()]
     assert [m["step"] for m in metrics] == [1, 2, 3, 4]  # one record per step, written by rank 0 alone
+
+
+# --- the RL update's shared prompt under DDP ---------------------------------------------------------------------
+
+def shared_prompt_rows(rank: int):
+    """Two rows of one prompt (20 shared tokens) and their own 6 tokens, different on each rank."""
+    g = torch.Generator().manual_seed(100 + rank)
+    prompt = torch.randint(0, 6400, (1, 20), generator=g).expand(2, -1)
+    return torch.cat([prompt, torch.randint(0, 6400, (2, 6), generator=g)], dim=1)
+
+
+def ddp_shared_prompt_grads(rank: int, init_file: str, out_dir: str):
+    import torch.distributed as dist
+    from torch.nn.parallel import DistributedDataParallel as DDP
+
+    from trainer.rollout_engine import compute_per_token_logps
+
+    torch.set_num_threads(1)
+    dist.init_process_group("gloo", init_method=f"file://{init_file}", rank=rank, world_size=2)
+    torch.manual_seed(0)
+    model = MiniMindForCausalLM(MiniMindConfig(hidden_size=64, num_hidden_layers=2))
+    ddp = DDP(model)
+    logps = compute_per_token_logps(ddp, shared_prompt_rows(rank), 6, shared_prefix=19, prefix_model=model)
+    logps.sum().backward()  # DDP averages the two ranks' gradients
+    torch.save({n: p.grad for n, p in model.named_parameters()}, os.path.join(out_dir, f"grads{rank}.pt"))
+    dist.destroy_process_group()
+
+
+def test_ddp_runs_the_shared_prompt_once_and_all_reduces_its_gradient(tmp_path):
+    """The policy's prompt goes through the plain model, the rows through DDP: one DDP forward per backward,
+    and every parameter's gradient, the prompt's part included, is the mean of the ranks' full-row gradients."""
+    from trainer.rollout_engine import compute_per_token_logps
+
+    torch.multiprocessing.spawn(ddp_shared_prompt_grads, args=(str(tmp_path / "init"), str(tmp_path)), nprocs=2)
+    torch.manual_seed(0)
+    model = MiniMindForCausalLM(MiniMindConfig(hidden_size=64, num_hidden_layers=2))
+    for rank in range(2):  # every row whole, no shared prefix, no DDP
+        (compute_per_token_logps(model, shared_prompt_rows(rank), 6).sum() / 2).backward()
+    want = {n: p.grad for n, p in model.named_parameters()}
+    for rank in range(2):
+        got = torch.load(tmp_path / f"grads{rank}.pt", weights_only=True)
+        assert set(got) == set(want)
+        worst = max(float((got[n] - want[n]).abs().max()) for n in want)
+        assert worst < 1e-5, (rank, worst)
+    assert float(want["model.embed_tokens.weight"].abs().sum()) > 0

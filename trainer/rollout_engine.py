@@ -69,13 +69,15 @@ class SharedPrefixCache:
 
 
 def compute_per_token_logps(model, input_ids, n_keep: int, attention_mask=None, temperature: float = 1.0,
-                            shared_prefix: int = 0):
+                            shared_prefix: int = 0, prefix_model=None):
     """Log-prob of each of the last n_keep tokens given everything before it: (B, T) -> (B, n_keep).
 
     Only the logits needed are materialised (logits_to_keep = n_keep + 1; the last position predicts nothing).
     shared_prefix: the first shared_prefix tokens are the same in every row (a prompt's G samples): they go
     through the model once, and the rows' own tokens attend to them (SharedPrefixCache). Needs rows without
     padding on the left (attention_mask None) and shared_prefix <= T - n_keep - 1.
+    prefix_model: what the prefix goes through (default: model). Under DDP, the module DDP wraps: DDP wants
+    one forward of its own per backward, and the prefix's gradient reaches the same parameters either way.
     """
     if n_keep <= 0:
         return input_ids.new_zeros((input_ids.shape[0], 0), dtype=torch.float32)
@@ -84,7 +86,7 @@ def compute_per_token_logps(model, input_ids, n_keep: int, attention_mask=None, 
             raise ValueError(f"a shared prefix of {shared_prefix} needs rows without an attention mask and "
                              f"at most {input_ids.shape[1] - n_keep - 1} tokens before the first kept one")
         cache = SharedPrefixCache()
-        model(input_ids[:1, :shared_prefix], cache=cache, use_cache=True, return_logits=False)
+        (prefix_model or model)(input_ids[:1, :shared_prefix], cache=cache, use_cache=True, return_logits=False)
         logits = model(input_ids[:, shared_prefix:], cache=cache, use_cache=True,
                        logits_to_keep=n_keep + 1).logits
         return logps_of(logits[:, :-1], input_ids[:, -n_keep:], temperature)

@@ -1392,17 +1392,16 @@ def policy_update(state: TrainState, trajs, advantages, group_std, rank_share) -
     for s in range(0, len(keep), args.train_micro_batch):
         micro = batch.rows(slice(s, s + args.train_micro_batch), cut=args.cut_update)
         ids, mask = micro.input_ids.to(args.device), micro.completion_mask.to(args.device)
-        # the group's prompt once, not once per sample (the policy through DDP runs it in every row: DDP wants
-        # one forward per backward)
+        # the group's prompt once, not once per sample; under DDP the prompt goes through the plain model and
+        # the rows through DDP (one DDP forward per backward), whose backward all-reduces both parts' gradients
         n_keep, shared = micro.n_keep, micro.shared_prefix
         with torch.no_grad(), autocast(args.device, args.dtype):
             ref_logps = compute_per_token_logps(state.ref_model, ids, n_keep, temperature=args.temperature,
                                                 shared_prefix=shared)
-        shared = 0 if state.dist.enabled else shared
         with grad_sync(state.train_model, sync and s + args.train_micro_batch >= len(keep)):
-            with autocast(args.device, args.dtype):  # through DDP: its backward all-reduces the gradients
+            with autocast(args.device, args.dtype):
                 logps = compute_per_token_logps(state.train_model, ids, n_keep, temperature=args.temperature,
-                                                shared_prefix=shared)
+                                                shared_prefix=shared, prefix_model=state.model)
             loss, ratio, kl = policy_loss(logps, micro.old_logps.to(args.device), ref_logps,
                                           micro.advantages.to(args.device), mask, args)
             if args.loss_norm == "token":
