@@ -13,6 +13,8 @@ Writes (under --out_dir):
     eval_toolcall.jsonl   the held-out set: {"prompt", "tools", "gt", "expect_tools", "category", "skill",
                           "expect_calls"}, eval-only phrasings, held-out numbers
     eval_toolcall_seen.jsonl  the same with SFT phrasings (held-out numbers): a skill, not a phrasing
+    eval_toolcall_dev.jsonl   a development set: RL phrasings and train numbers, which SFT never sees either,
+                          for choosing among cold-start runs without reading the held-out set
 
 Categories:
     single      one call, then the answer
@@ -70,7 +72,7 @@ from dataset.agent_phrasings import (  # noqa: E402  the phrasing tables
 
 
 FILES = ["sft_agent.jsonl", "sft_agent_val.jsonl", "agent_rl.jsonl", "agent_rl_pool.jsonl",
-         "eval_toolcall.jsonl", "eval_toolcall_seen.jsonl"]
+         "eval_toolcall.jsonl", "eval_toolcall_seen.jsonl", "eval_toolcall_dev.jsonl"]
 
 
 def parse_args(argv=None):
@@ -946,13 +948,17 @@ EVAL_SKILLS = {
 
 def eval_jobs(rng, phrasing, per_skill):
     """(skill, maker, lang) for every case of one held-out set: each skill's makers in turn, both languages.
-    no_tool: every eval question ("eval"), or per_skill SFT questions ("sft")."""
+    no_tool: every eval question ("eval"), per_skill SFT questions of the first kinds ("sft"), or as many RL
+    questions of every kind as the held-out set has ("rl": the development set)."""
     jobs = []
     for skill, makers in EVAL_SKILLS.items():
         jobs += [(skill, makers[i % len(makers)], LANGS[i // len(makers) % 2]) for i in range(per_skill)]
     for lang in LANGS:
         if phrasing == "eval":
             questions = no_tool_eval_questions(lang)
+        elif phrasing == "rl":
+            pairs = [p for kind in NO_TOOL_SPLITS["rl"].values() for p in kind[lang]]
+            questions = [p[0] for p in rng.sample(pairs, len(no_tool_eval_questions(lang)))]
         else:
             pairs = [p for kind in SEEN_NO_TOOL_KINDS for p in NO_TOOL_SPLITS[phrasing][kind][lang]]
             questions = [p[0] for p in rng.sample(pairs, per_skill // 2)]
@@ -1080,7 +1086,7 @@ def offered_names(conversations):
     return [t["function"]["name"] for t in json.loads(conversations[0]["tools"])]
 
 
-def run_checks(sft, val, rl, evals, seen_evals):
+def run_checks(sft, val, rl, evals, seen_evals, dev=()):
     """Every check of the built rows; `rl` holds every RL row (the shipped sample and the pool)."""
     for rows in (sft, val):
         for sample, record in rows:
@@ -1093,7 +1099,7 @@ def run_checks(sft, val, rl, evals, seen_evals):
     for sample, record in rl:
         conv = record["conversations"]
         check_sample(sample, conv[-1]["content"], offered_names(conv))
-    for sample, record in evals + seen_evals:
+    for sample, record in evals + seen_evals + list(dev):
         check_sample(sample, sample.answer, record["tools"])
     sft_prompts = {s.user for rows in (sft, val) for s, _ in rows}
     for sample, _ in rl:  # RL learns on phrasings SFT never fit
@@ -1109,7 +1115,11 @@ def run_checks(sft, val, rl, evals, seen_evals):
         shared = [v for v in sample.values if str(v) in train_values]
         if shared:
             raise DataCheckError(f"eval prompt {sample.user!r}: the numbers {shared} also occur in train prompts")
-    leaked = {s.category for s, _ in rl + evals + seen_evals} & {"error"}
+    held_out = {s.user for s, _ in evals + seen_evals}
+    for sample, _ in dev:  # RL phrasings: never an SFT or a held-out prompt
+        if sample.user in sft_prompts or sample.user in held_out:
+            raise DataCheckError(f"development prompt {sample.user!r} is also an SFT or held-out prompt")
+    leaked = {s.category for s, _ in rl + evals + seen_evals + list(dev)} & {"error"}
     if leaked:
         raise DataCheckError("error conversations are SFT only")
     check_phrasings()
@@ -1136,6 +1146,9 @@ def main(argv=None):
     eval_rng, seen_rng, val_rng = rng("eval"), rng("eval_seen"), rng("sft_val")
     evals = build_eval(Ctx(eval_rng, "eval", "eval"), eval_jobs(eval_rng, "eval", EVAL_PER_SKILL))
     seen_evals = build_eval(Ctx(seen_rng, "sft", "eval"), eval_jobs(seen_rng, "sft", SEEN_PER_SKILL))
+    dev_rng = rng("eval_dev")
+    dev = build_eval(Ctx(dev_rng, "rl", "train"), eval_jobs(dev_rng, "rl", EVAL_PER_SKILL)) \
+        if "eval_toolcall_dev.jsonl" in wanted else []
     seen, val, sft, rl, pool = set(), [], [], [], []
     if wanted & {"sft_agent.jsonl", "sft_agent_val.jsonl"}:  # val first: SFT redraws what val holds
         q = args.quantity_rate
@@ -1145,11 +1158,12 @@ def main(argv=None):
         rl = build_split(Ctx(rng("rl"), "rl", "train"), args.n_rl, RL_WEIGHTS, rl_record)
     if "agent_rl_pool.jsonl" in wanted:
         pool = build_split(Ctx(rng("rl_pool"), "rl", "train"), args.n_rl_pool, RL_WEIGHTS, rl_record)
-    run_checks(sft, val, rl + pool, evals, seen_evals)
+    run_checks(sft, val, rl + pool, evals, seen_evals, dev)
 
     os.makedirs(args.out_dir, exist_ok=True)
     files = {"sft_agent.jsonl": sft, "sft_agent_val.jsonl": val, "agent_rl.jsonl": rl,
-             "agent_rl_pool.jsonl": pool, "eval_toolcall.jsonl": evals, "eval_toolcall_seen.jsonl": seen_evals}
+             "agent_rl_pool.jsonl": pool, "eval_toolcall.jsonl": evals, "eval_toolcall_seen.jsonl": seen_evals,
+             "eval_toolcall_dev.jsonl": dev}
     files = {name: rows for name, rows in files.items() if name in wanted}
     categories = list(SFT_WEIGHTS)
     print(f"{'file':<26}" + "".join(f"{c:>11}" for c in categories) + f"{'total':>8}{'thinking':>10}")

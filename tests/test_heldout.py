@@ -42,7 +42,7 @@ def built(tmp_path_factory):
     data.main(["--out_dir", str(out), "--n_sft", "300", "--n_sft_val", "30", "--n_rl", "200", "--n_rl_pool", "300"])
     return {name: [json.loads(line) for line in open(out / name, encoding="utf-8")]
             for name in ("eval_toolcall.jsonl", "eval_toolcall_seen.jsonl", "agent_rl.jsonl", "sft_agent.jsonl",
-                         "agent_rl_pool.jsonl")}
+                         "agent_rl_pool.jsonl", "eval_toolcall_dev.jsonl")}
 
 
 def test_rl_prompts_are_never_sft_prompts(built):
@@ -155,7 +155,7 @@ def test_every_no_tool_kind_is_drawn_from_both_train_splits():
 
 def test_the_shipped_sets_are_what_the_generator_makes(built):
     # the other files come from their own random streams, so a small SFT set gives the same held-out sets
-    for name in ("eval_toolcall.jsonl", "eval_toolcall_seen.jsonl"):
+    for name in ("eval_toolcall.jsonl", "eval_toolcall_seen.jsonl", "eval_toolcall_dev.jsonl"):
         with open(f"dataset/{name}", encoding="utf-8") as f:
             assert [json.loads(line) for line in f] == built[name], name
 
@@ -175,6 +175,23 @@ def test_held_out_numbers_never_reach_train_prompts(built):
     for r in built["eval_toolcall.jsonl"] + built["eval_toolcall_seen.jsonl"]:
         held |= {x for x in typed_numbers(r["prompt"]) if abs(x) > data.ALWAYS_TRAIN}
     assert held and not held & train
+
+
+def test_the_development_set_asks_in_rl_wordings_with_train_numbers(built):
+    """The development set has the held-out set's skills and sizes, but RL phrasings (no_tool questions of the
+    RL split, every kind) and train numbers: choosing among cold-start runs on it reads nothing held out."""
+    dev, evals = built["eval_toolcall_dev.jsonl"], built["eval_toolcall.jsonl"]
+    count = lambda rows, skill: sum(r["skill"] == skill for r in rows)  # noqa: E731
+    assert all(count(dev, s) == count(evals, s) for s in set(data.EVAL_SKILLS) | {"no_tool"})
+    held_out = {r["prompt"] for r in evals + built["eval_toolcall_seen.jsonl"]}
+    sft = {m["content"] for r in built["sft_agent.jsonl"] for m in r["conversations"] if m["role"] == "user"}
+    assert not {r["prompt"] for r in dev} & (held_out | sft)
+    rl_questions = {p[0] for kind in data.NO_TOOL_SPLITS["rl"].values() for lang in data.LANGS for p in kind[lang]}
+    no_tool = [r["prompt"] for r in dev if r["skill"] == "no_tool"]
+    assert no_tool and set(no_tool) <= rl_questions
+    numbers = [float(x.replace(",", "")) for r in dev for x in re.findall(r"\d+(?:,\d{3})*(?:\.\d+)?", r["prompt"])]
+    assert len(numbers) > 400
+    assert not [x for x in numbers if x == int(x) and x > data.ALWAYS_TRAIN and data.is_eval_number(int(x))]
 
 
 def test_wilson_interval_on_hand_made_counts():
