@@ -86,7 +86,8 @@ def compute_per_token_logps(model, input_ids, n_keep: int, attention_mask=None, 
             raise ValueError(f"a shared prefix of {shared_prefix} needs rows without an attention mask and "
                              f"at most {input_ids.shape[1] - n_keep - 1} tokens before the first kept one")
         cache = SharedPrefixCache()
-        (prefix_model or model)(input_ids[:1, :shared_prefix], cache=cache, use_cache=True, return_logits=False)
+        prefix_model = prefix_model or model
+        prefix_model(input_ids[:1, :shared_prefix], cache=cache, use_cache=True, return_logits=False)
         logits = model(input_ids[:, shared_prefix:], cache=cache, use_cache=True,
                        logits_to_keep=n_keep + 1).logits
         return logps_of(logits[:, :-1], input_ids[:, -n_keep:], temperature)

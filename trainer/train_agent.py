@@ -1392,8 +1392,8 @@ def policy_update(state: TrainState, trajs, advantages, group_std, rank_share) -
     for s in range(0, len(keep), args.train_micro_batch):
         micro = batch.rows(slice(s, s + args.train_micro_batch), cut=args.cut_update)
         ids, mask = micro.input_ids.to(args.device), micro.completion_mask.to(args.device)
-        # the group's prompt once, not once per sample; under DDP the prompt goes through the plain model and
-        # the rows through DDP (one DDP forward per backward), whose backward all-reduces both parts' gradients
+        # the group's prompt once, not once per sample; under DDP the prompt goes through the plain model
+        # and the rows through DDP (one DDP forward per backward), whose backward all-reduces both parts
         n_keep, shared = micro.n_keep, micro.shared_prefix
         with torch.no_grad(), autocast(args.device, args.dtype):
             ref_logps = compute_per_token_logps(state.ref_model, ids, n_keep, temperature=args.temperature,
