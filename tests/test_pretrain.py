@@ -41,6 +41,12 @@ def test_the_guard_refuses_eval_numbers_and_phrasings():
     mp.check_docs([f"The exchange rate is {train_number}, says the table for me."])
 
 
+def expression_factors(line: str, next_line: str) -> list:
+    """The factors of the first expression on a drill's line, or on the line after it (the JSON form)."""
+    expr = re.search(r"(?:算式 |expression\": \"|expression is )([\d.*]+)", line + next_line)
+    return expr.group(1).rstrip(".").split("*")
+
+
 def test_quantity_drills_say_which_numbers_the_expression_multiplies():
     """The quantity drills (off by default) are held-out clean like the rest, state an amount or a count and a
     price, and the expression beside them multiplies exactly the numbers stated (and a rate); a weight of 0
@@ -53,14 +59,12 @@ def test_quantity_drills_say_which_numbers_the_expression_multiplies():
     for i, line in enumerate(lines):
         m = re.search(r"(?:金额 |the amount )(\d+)", line)
         if m:  # an amount: the expression is that amount times the rate, no count
-            expr = re.search(r"(?:算式 |expression\": \"|expression is )([\d.*]+)", line + lines[i + 1 if i + 1 < len(lines) else i])
-            factors = expr.group(1).rstrip(".").split("*")
+            factors = expression_factors(line, lines[i + 1] if i + 1 < len(lines) else "")
             assert factors[0] == m.group(1) and len(factors) == 2, line
             said += 1
         m = re.search(r"(?:单价 |the price )(\d+)(?:,数量 | and the count )(\d+)", line)
         if m:  # a price and a count: both, then the rate
-            expr = re.search(r"(?:算式 |expression\": \"|expression is )([\d.*]+)", line + lines[i + 1 if i + 1 < len(lines) else i])
-            factors = expr.group(1).rstrip(".").split("*")
+            factors = expression_factors(line, lines[i + 1] if i + 1 < len(lines) else "")
             assert factors[:2] == [m.group(1), m.group(2)] and len(factors) == 3, line
             said += 1
     assert said > 100
