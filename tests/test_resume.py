@@ -101,6 +101,51 @@ def test_sft_killed_mid_save_resumes_from_the_last_complete_checkpoint(tmp_path)
     assert_same_weights(resume_state(straight, "full_sft"), resume_state(killed, "full_sft"))
 
 
+def test_sft_weight_average_resumes_and_leaves_the_training_alone(tmp_path):
+    """--ema_decay: a killed and resumed run ends with the same average as an uninterrupted one, and the
+    weights themselves are those of a run without the average."""
+    straight, killed, plain = tmp_path / "straight", tmp_path / "killed", tmp_path / "plain"
+    for d in (straight, killed, plain):
+        os.makedirs(d)
+        tiny_start(str(d))
+    ema = ["--ema_decay", "0.7"]
+    done = run("sft", sft_args(tmp_path, straight) + ema)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "averaged weights: val_loss" in done.stdout
+    assert run("sft", sft_args(tmp_path, plain)).returncode == 0
+    assert_same_weights(resume_state(straight, "full_sft"), resume_state(plain, "full_sft"))
+
+    assert run("sft", sft_args(tmp_path, killed) + ema, kill_at=6).returncode == -signal.SIGKILL
+    wrong = run("sft", sft_args(tmp_path, killed) + ["--ema_decay", "0.8", "--from_resume", "1"])
+    assert wrong.returncode != 0 and "--ema_decay 0.8" in wrong.stderr and "decay 0.7" in wrong.stderr
+    resumed = run("sft", sft_args(tmp_path, killed) + ema + ["--from_resume", "1"])
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    a, b = resume_state(straight, "full_sft"), resume_state(killed, "full_sft")
+    assert a["extra"]["ema"]["updates"] == b["extra"]["ema"]["updates"] == 8
+    for k, v in a["extra"]["ema"]["shadow"].items():
+        assert torch.allclose(v, b["extra"]["ema"]["shadow"][k], atol=1e-6, rtol=0), k
+    saved = [torch.load(d / "full_sft_ema_64.pth", weights_only=True) for d in (straight, killed)]
+    assert all(torch.equal(saved[0][k], saved[1][k]) for k in saved[0])
+
+
+def test_weight_average_is_the_bias_corrected_moving_average():
+    from trainer.train_full_sft import WeightEMA
+
+    model = torch.nn.Linear(3, 2)
+    ema, d = WeightEMA(model, 0.6), 0.6
+    seen = []
+    for step in range(4):
+        with torch.no_grad():
+            model.weight.copy_(torch.full((2, 3), float(step + 1) ** 2))
+        seen.append(model.weight.detach().clone())
+        ema.update(model)
+    n = len(seen)
+    weights = [(1 - d) * d ** (n - 1 - k) for k in range(n)]
+    expected = sum(w * x for w, x in zip(weights, seen)) / sum(weights)
+    assert torch.allclose(ema.averaged().weight, expected, atol=1e-6)
+    assert not torch.allclose(ema.averaged().weight, model.weight)  # an average, not the last weights
+
+
 def rl_args(save_dir):
     shutil.copy(os.path.join(save_dir, "start_64.pth"), os.path.join(save_dir, "full_sft_64.pth"))
     return ["--save_dir", str(save_dir), "--hidden_size", "64", "--num_hidden_layers", "2", "--dtype",

@@ -23,6 +23,7 @@ Several processes (DistributedDataParallel; each takes its slice of every batch 
     torchrun --nproc_per_node 2 trainer/train_full_sft.py
 """
 import argparse
+import copy
 import json
 import math
 import os
@@ -100,9 +101,19 @@ def parse_args(argv=None):
     parser.add_argument("--weight_decay", type=float, default=0.1)
     parser.add_argument("--warmup_steps", type=int, default=50)
     parser.add_argument("--grad_clip", type=float, default=1.0)
+    parser.add_argument(
+        "--ema_decay",
+        type=float,
+        default=0.0,
+        help="also keep an exponential moving average of the weights with this decay (e.g. 0.998), "
+        "validated beside the weights and saved to out/{save_weight}_ema_{hidden}.pth; 0: off",
+    )
     add_runtime_args(parser, log_interval=25, eval_interval=250)
     add_upstream_args(parser, compiles=True)
-    return resolve_runtime(parser.parse_args(argv))
+    args = resolve_runtime(parser.parse_args(argv))
+    if not 0.0 <= args.ema_decay < 1.0:
+        parser.error(f"--ema_decay {args.ema_decay}: must be in [0, 1) (0 turns it off)")
+    return args
 
 
 @torch.no_grad()
@@ -142,6 +153,45 @@ def ensure_data(args):
     subprocess.run([sys.executable, os.path.join(root, "scripts", "make_agent_data.py")], check=True)
 
 
+class WeightEMA:
+    """An exponential moving average of the weights (Polyak averaging), updated after every optimizer step:
+    shadow <- decay * shadow + (1 - decay) * weights. The shadow starts at zero and is read divided by
+    1 - decay^updates (Adam's bias correction), so the starting weights carry no more than their share:
+    after n updates the average weighs update k by (1 - decay) * decay^(n - k), over the last
+    1 / (1 - decay) updates or so (500 at 0.998). The training never reads it; it is validated and saved
+    beside the weights."""
+
+    def __init__(self, model, decay: float):
+        self.decay = decay
+        self.updates = 0
+        self.shadow = {k: torch.zeros_like(v, dtype=torch.float32) for k, v in model.state_dict().items()}
+        self.model = copy.deepcopy(model)  # holds the average for validation and saving
+
+    @torch.no_grad()
+    def update(self, model):
+        for k, v in model.state_dict().items():
+            self.shadow[k].lerp_(v.detach().float(), 1.0 - self.decay)
+        self.updates += 1
+
+    @torch.no_grad()
+    def averaged(self):
+        """A model holding the bias-corrected average of the weights so far."""
+        correction = 1.0 - self.decay ** self.updates
+        self.model.load_state_dict({k: v / correction for k, v in self.shadow.items()})
+        return self.model
+
+    def state(self) -> dict:
+        return {"decay": self.decay, "updates": self.updates, "shadow": self.shadow}
+
+    def restore(self, state: dict):
+        if state is None or state["decay"] != self.decay:
+            saved = None if state is None else state["decay"]
+            raise ValueError(f"--ema_decay {self.decay} but the resume checkpoint's average has decay {saved}: "
+                             "resume with the flag it was started with")
+        self.updates = state["updates"]
+        self.shadow = {k: v.float() for k, v in state["shadow"].items()}
+
+
 @dataclass
 class SFTRun:
     """What the SFT loop reads and updates, passed explicitly."""
@@ -166,6 +216,9 @@ class SFTRun:
     loss_n: int = 0
     log_file: object = None
     stop_signal: int | None = None
+    ema: WeightEMA | None = None  # with --ema_decay
+    ema_path: str = ""
+    best_ema_val: float = float("inf")
 
     def restore(self, ckpt: dict):
         self.model.load_state_dict(ckpt["model"])
@@ -178,11 +231,15 @@ class SFTRun:
             extra["batches_done"],
             extra["best_val"],
         )
+        if self.ema is not None:
+            self.ema.restore(extra.get("ema"))
+            self.best_ema_val = extra["best_ema_val"]
 
     def resume_extra(self, epoch: int, batches, batches_done: int) -> dict:
         return {"epoch": epoch, "batches_done": batches_done, "best_val": self.best_val,
                 "samples_done": sum(len(batch) for batch in batches[:batches_done]),
-                "world_size": self.dist.world_size}
+                "world_size": self.dist.world_size,
+                **({"ema": self.ema.state(), "best_ema_val": self.best_ema_val} if self.ema else {})}
 
 
 def load_sets(args, tokenizer):
@@ -228,6 +285,9 @@ def setup(args) -> SFTRun:
         weight_path(*shape),
         resume_path(*shape),
     )
+    if args.ema_decay > 0:
+        run.ema = WeightEMA(model, args.ema_decay)
+        run.ema_path = weight_path(args.save_dir, args.save_weight + "_ema", *shape[2:])
     if args.from_resume:
         ckpt = load_resume(run.resume_path)
         run.restore(ckpt)
@@ -283,6 +343,8 @@ def optimizer_step(run: SFTRun, loss):
     finite = math.isfinite(step_loss) and math.isfinite(grad_norm)
     if finite:
         run.optimizer.step()
+        if run.ema is not None:
+            run.ema.update(run.model)
         run.step += 1
         run.loss_sum += step_loss * args.accumulation_steps
         run.loss_n += 1
@@ -314,10 +376,28 @@ def log_and_validate(run: SFTRun, epoch: int, lr: float, grad_norm: float, t0: f
             save_minimind(run.model, run.out_path)
         tqdm.write(f"step {step} | val_loss {val_loss:.4f} | best {run.best_val:.4f}"
                    + (f" | saved {run.out_path}" if improved and args.save_best else ""))
-        run.log_file.write(json.dumps({"step": step, "val_loss": round(val_loss, 4)}) + "\n")
+        record = {"step": step, "val_loss": round(val_loss, 4)}
+        if run.ema is not None:
+            record["ema_val_loss"] = round(validate_ema(run), 4)
+        run.log_file.write(json.dumps(record) + "\n")
         run.log_file.flush()
     if step == run.total_steps and not args.save_best and run.dist.is_main:
         save_minimind(run.model, run.out_path)  # the final weights, whatever the validation loss says
+        if run.ema is not None:
+            save_minimind(run.ema.averaged(), run.ema_path)
+
+
+def validate_ema(run: SFTRun) -> float:
+    """The averaged weights' validation loss; with --save_best they are saved when it improves (as the
+    weights are), else the final average is saved at the end."""
+    val_loss = evaluate(run.ema.averaged(), run.val_set, run.args)
+    improved = val_loss < run.best_ema_val
+    run.best_ema_val = min(run.best_ema_val, val_loss)
+    if improved and run.args.save_best:
+        save_minimind(run.ema.model, run.ema_path)
+    tqdm.write(f"step {run.step} | averaged weights: val_loss {val_loss:.4f} | best {run.best_ema_val:.4f}"
+               + (f" | saved {run.ema_path}" if improved and run.args.save_best else ""))
+    return val_loss
 
 
 def run_epoch(run: SFTRun, epoch: int, t0: float, bar) -> bool:
