@@ -69,6 +69,9 @@ def parse_args(argv=None):
     p.add_argument("--sft_warmup", type=int, default=50, help="SFT warmup steps")
     p.add_argument("--sft_steps", type=int, default=-1, help="cap on SFT steps (-1: the epochs)")
     p.add_argument("--sft_learning_rate", type=float, default=1e-3, help="peak LR of SFT after pretraining")
+    p.add_argument("--sft_ema_decay", type=float, default=0.0,
+                   help="also save a moving average of the SFT weights beside them, "
+                        "out/{prefix}full_sft[_r0]_ema_{hidden}.pth (train_full_sft.py --ema_decay; 0: off)")
     p.add_argument("--rft_round", type=int, default=0, choices=[0, 1],
                    help="1: stage 4, one rejection-sampling round after SFT (0: stop after SFT)")
     p.add_argument("--rft_k", type=int, default=8, help="trajectories sampled a prompt in the round")
@@ -153,7 +156,7 @@ def stage_sft(args, resume: bool):
                                  "--save_dir", args.save_dir, "--epochs", str(args.sft_epochs),
                                  "--max_steps", str(args.sft_steps), "--learning_rate", str(args.sft_learning_rate),
                                  "--warmup_steps", str(args.sft_warmup), "--seed", str(args.seed),
-                                 "--from_resume", str(int(resume))]
+                                 "--ema_decay", str(args.sft_ema_decay), "--from_resume", str(int(resume))]
     return train(sft_args(argv))
 
 
