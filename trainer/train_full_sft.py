@@ -186,8 +186,8 @@ class WeightEMA:
     def restore(self, state: dict):
         if state is None or state["decay"] != self.decay:
             saved = None if state is None else state["decay"]
-            raise ValueError(f"--ema_decay {self.decay} but the resume checkpoint's average has decay {saved}: "
-                             "resume with the flag it was started with")
+            raise ValueError(f"--ema_decay {self.decay} but the resume checkpoint's average has decay "
+                             f"{saved}: resume with the flag it was started with")
         self.updates = state["updates"]
         self.shadow = {k: v.float() for k, v in state["shadow"].items()}
 
