@@ -129,7 +129,7 @@ def test_sft_weight_average_resumes_and_leaves_the_training_alone(tmp_path):
 
 
 def test_weight_average_is_the_bias_corrected_moving_average():
-    from trainer.train_full_sft import WeightEMA
+    from trainer.trainer_utils import WeightEMA
 
     model = torch.nn.Linear(3, 2)
     ema, d = WeightEMA(model, 0.6), 0.6

@@ -23,7 +23,6 @@ Several processes (DistributedDataParallel; each takes its slice of every batch 
     torchrun --nproc_per_node 2 trainer/train_full_sft.py
 """
 import argparse
-import copy
 import json
 import math
 import os
@@ -44,7 +43,7 @@ from trainer.trainer_utils import (
     add_model_args, add_runtime_args, add_upstream_args, all_ranks_any, all_ranks_sum, autocast, barrier,
     close_distributed, compile_for_training, cosine_lr, every, grad_sync, init_distributed, init_model,
     load_resume, on_stop_signal, open_log, resolve_runtime, resume_path, save_resume, set_rank_seed,
-    set_rng_state, set_seed, split_batch, wrap_ddp,
+    set_rng_state, set_seed, split_batch, WeightEMA, wrap_ddp,
 )
 
 
@@ -151,45 +150,6 @@ def ensure_data(args):
     print("dataset/sft_agent*.jsonl missing: generating them with scripts/make_agent_data.py")
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     subprocess.run([sys.executable, os.path.join(root, "scripts", "make_agent_data.py")], check=True)
-
-
-class WeightEMA:
-    """An exponential moving average of the weights (Polyak averaging), updated after every optimizer step:
-    shadow <- decay * shadow + (1 - decay) * weights. The shadow starts at zero and is read divided by
-    1 - decay^updates (Adam's bias correction), so the starting weights carry no more than their share:
-    after n updates the average weighs update k by (1 - decay) * decay^(n - k), over the last
-    1 / (1 - decay) updates or so (500 at 0.998). The training never reads it; it is validated and saved
-    beside the weights."""
-
-    def __init__(self, model, decay: float):
-        self.decay = decay
-        self.updates = 0
-        self.shadow = {k: torch.zeros_like(v, dtype=torch.float32) for k, v in model.state_dict().items()}
-        self.model = copy.deepcopy(model)  # holds the average for validation and saving
-
-    @torch.no_grad()
-    def update(self, model):
-        for k, v in model.state_dict().items():
-            self.shadow[k].lerp_(v.detach().float(), 1.0 - self.decay)
-        self.updates += 1
-
-    @torch.no_grad()
-    def averaged(self):
-        """A model holding the bias-corrected average of the weights so far."""
-        correction = 1.0 - self.decay ** self.updates
-        self.model.load_state_dict({k: v / correction for k, v in self.shadow.items()})
-        return self.model
-
-    def state(self) -> dict:
-        return {"decay": self.decay, "updates": self.updates, "shadow": self.shadow}
-
-    def restore(self, state: dict):
-        if state is None or state["decay"] != self.decay:
-            saved = None if state is None else state["decay"]
-            raise ValueError(f"--ema_decay {self.decay} but the resume checkpoint's average has decay "
-                             f"{saved}: resume with the flag it was started with")
-        self.updates = state["updates"]
-        self.shadow = {k: v.float() for k, v in state["shadow"].items()}
 
 
 @dataclass

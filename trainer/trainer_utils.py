@@ -274,6 +274,46 @@ class WeightAverage:
         self.count, self.params = saved.get("count", 0), saved.get("params")
 
 
+class WeightEMA:
+    """An exponential moving average of the weights (Polyak averaging), updated after every optimizer step
+    (train_full_sft.py --ema_decay; WeightAverage above is the uniform mean of a run's last steps):
+    shadow <- decay * shadow + (1 - decay) * weights. The shadow starts at zero and is read divided by
+    1 - decay^updates (Adam's bias correction), so the starting weights carry no more than their share:
+    after n updates the average weighs update k by (1 - decay) * decay^(n - k), over the last
+    1 / (1 - decay) updates or so (500 at 0.998). The training never reads it; it is validated and saved
+    beside the weights."""
+
+    def __init__(self, model, decay: float):
+        self.decay = decay
+        self.updates = 0
+        self.shadow = {k: torch.zeros_like(v, dtype=torch.float32) for k, v in model.state_dict().items()}
+        self.model = copy.deepcopy(model)  # holds the average for validation and saving
+
+    @torch.no_grad()
+    def update(self, model):
+        for k, v in model.state_dict().items():
+            self.shadow[k].lerp_(v.detach().float(), 1.0 - self.decay)
+        self.updates += 1
+
+    @torch.no_grad()
+    def averaged(self):
+        """A model holding the bias-corrected average of the weights so far."""
+        correction = 1.0 - self.decay ** self.updates
+        self.model.load_state_dict({k: v / correction for k, v in self.shadow.items()})
+        return self.model
+
+    def state(self) -> dict:
+        return {"decay": self.decay, "updates": self.updates, "shadow": self.shadow}
+
+    def restore(self, state: dict):
+        if state is None or state["decay"] != self.decay:
+            saved = None if state is None else state["decay"]
+            raise ValueError(f"--ema_decay {self.decay} but the resume checkpoint's average has decay "
+                             f"{saved}: resume with the flag it was started with")
+        self.updates = state["updates"]
+        self.shadow = {k: v.float() for k, v in state["shadow"].items()}
+
+
 def load_tokenizer(path: str = TOKENIZER_DIR):
     from transformers import AutoTokenizer
 
