@@ -84,6 +84,10 @@ def parse_args(argv=None):
     p.add_argument("--quantity_rate", type=float, default=0.0,
                    help="share of SFT currency and unit requests asked in a quantity frame, around an amount "
                         "or a count of items alike (QUANTITY_FRAMES; 0: none, the shipped data)")
+    p.add_argument("--state_numbers", type=int, default=0, choices=(0, 1),
+                   help="1: a chained calculator turn first writes the numbers of the question, in the order "
+                        "the user wrote them, and the expression takes them in that order (SFT only; 0: the "
+                        "shipped data)")
     p.add_argument("--n_rl", type=int, default=2000, help="number of RL prompts in the shipped sample")
     p.add_argument("--n_rl_pool", type=int, default=20_000,
                    help="number of RL prompts in the training pool (agent_rl_pool.jsonl, not shipped)")
@@ -148,6 +152,7 @@ class Step:
     calls: list
     reasoning: str
     kind: str = "first"  # "first", "next" (chained) or "retry" (correction); picks the preface
+    say: str = ""  # what the turn writes before its calls instead of a preface (--state_numbers)
 
 
 @dataclass
@@ -187,6 +192,7 @@ class Ctx:
     phrasing: str
     pool: str
     quantity_rate: float = 0.0  # share of SFT requests in a quantity frame, where a table has them
+    state_numbers: bool = False  # chained calculator turns first list the question's numbers (SFT only)
 
     def template(self, table, lang):
         """A user template of this split; train prompts of a table with framed templates (SHARED_FRAMES)
@@ -555,9 +561,36 @@ def make_parallel_weather_time(ctx, lang):
 # chained: the second call's arguments come from the first result
 # ==========================================================================================================
 
-def chain(lang, user, first, second, goal, got, answer, values=()):
-    steps = [Step([first], think_call(lang, goal, [first.name], then=second.name)),
-             Step([second], think_next(lang, got, second.name), "next")]
+def numbers_in(text) -> list:
+    """The numbers a text writes, in order, as the call would carry them (1,250 -> 1250)."""
+    return [m.rstrip(",").replace(",", "") for m in re.findall(r"\d[\d,]*(?:\.\d+)?", text)]
+
+
+def in_user_order(user, values) -> list:
+    """values as strings, in the order the user wrote them (as given when the text has other numbers)."""
+    found, given = numbers_in(user), [str(v) for v in values]
+    return found if sorted(found) == sorted(given) else given
+
+
+def state_numbers(lang, numbers, rate=None) -> str:
+    """A calculator turn's first words with --state_numbers: the question's numbers (and the rate), so that
+    the expression is copied from the line right above it."""
+    listed = tr(lang, "、", ", ").join(numbers)
+    rate_part = "" if rate is None else tr(lang, f";汇率 {rate}", f"; rate {rate}")
+    return tr(lang, f"题中的数:{listed}{rate_part}。", f"Numbers in the question: {listed}{rate_part}.")
+
+
+def times_rate(ctx, lang, user, values, rate, canonical) -> tuple:
+    """The chained calculator call after get_exchange_rate: (expression, what the turn says first)."""
+    if not ctx.state_numbers:
+        return canonical, ""
+    numbers = in_user_order(user, values)
+    return "*".join(numbers + [str(rate)]), state_numbers(lang, numbers, rate)
+
+
+def chain(lang, user, first, second, goal, got, answer, values=(), say=("", "")):
+    steps = [Step([first], think_call(lang, goal, [first.name], then=second.name), say=say[0]),
+             Step([second], think_next(lang, got, second.name), "next", say=say[1])]
     return finish("chained", lang, user, steps, answer, gt_of(second), values)
 
 
@@ -579,12 +612,13 @@ def make_chain_money(ctx, lang):
     (amount,) = ctx.draw(lambda: (money_amount(ctx.rng),))
     (src, dst), first = exchange_call(ctx, lang, codes_only_en=True)
     rate = first.result["rate"]
-    second = call("calculate_math", {"expression": f"{amount}*{rate}"})
     user = ctx.template(CHAIN_MONEY_Q, lang).format(amount=number_text(ctx.rng, amount), src=src, dst=dst)
+    expression, say = times_rate(ctx, lang, user, [amount], rate, f"{amount}*{rate}")
+    second = call("calculate_math", {"expression": expression})
     answer = ctx.answer(CHAIN_MONEY_A, lang, amount=amount, src=src, dst=dst, rate=rate,
                         total=second.result["result"])
     goal = tr(lang, f"知道{amount}{src}能换多少{dst}", f"know what {amount} {src} is in {dst}")
-    return chain(lang, user, first, second, goal, rate, answer, [amount])
+    return chain(lang, user, first, second, goal, rate, answer, [amount], say=("", say))
 
 
 def make_chain_price(ctx, lang):
@@ -592,26 +626,29 @@ def make_chain_price(ctx, lang):
     price, n = ctx.draw(lambda: (ctx.rng.randint(2, 500), ctx.rng.randint(2, 40)))
     (src, dst), first = exchange_call(ctx, lang, codes_only_en=True)
     rate = first.result["rate"]
-    second = call("calculate_math", {"expression": f"{price}*{n}*{rate}"})
     user = ctx.template(CHAIN_PRICE_Q, lang).format(price=price, n=n, src=src, dst=dst)
+    expression, say = times_rate(ctx, lang, user, [price, n], rate, f"{price}*{n}*{rate}")
+    second = call("calculate_math", {"expression": expression})
     answer = ctx.answer(CHAIN_PRICE_A, lang, n=n, dst=dst, rate=rate, total=second.result["result"])
     goal = tr(lang, f"知道{n}件单价{price}{src}的东西合多少{dst}", f"know what {n} items at {price} {src} cost in {dst}")
-    return chain(lang, user, first, second, goal, rate, answer, [price, n])
+    return chain(lang, user, first, second, goal, rate, answer, [price, n], say=("", say))
 
 
 def make_chain_total(ctx, lang):
     """calculate_math("12*8") -> 96 -> unit_converter(96, kg, pounds): add up, then convert"""
     src, dst = ctx.rng.choice(LENGTH_WEIGHT_PAIRS)
     q, n = ctx.draw(lambda: (ctx.rng.randint(2, 500), ctx.rng.randint(2, 40)), banned=UNIT_BANNED)
-    first = call("calculate_math", {"expression": f"{q}*{n}"})
-    total = first.result["result"]
-    second = call("unit_converter", {"value": int(total), "from_unit": src, "to_unit": dst})
     s, d = unit_label(ctx, src, lang), unit_label(ctx, dst, lang)
     user = ctx.template(CHAIN_TOTAL_Q, lang).format(q=q, n=n, src=s, dst=d)
+    numbers = in_user_order(user, [q, n]) if ctx.state_numbers else [str(q), str(n)]
+    say = state_numbers(lang, numbers) if ctx.state_numbers else ""
+    first = call("calculate_math", {"expression": "*".join(numbers)})
+    total = first.result["result"]
+    second = call("unit_converter", {"value": int(total), "from_unit": src, "to_unit": dst})
     answer = ctx.answer(CHAIN_TOTAL_A, lang, q=q, n=n, src=s, dst=d, total=total,
                         result=second.result["result"])
     goal = tr(lang, f"把{n}个{q}{s}加起来换算成{d}", f"convert {n} times {q} {s} to {d}")
-    return chain(lang, user, first, second, goal, total, answer, [q, n])
+    return chain(lang, user, first, second, goal, total, answer, [q, n], say=(say, ""))
 
 
 # ==========================================================================================================
@@ -861,7 +898,7 @@ def dialogue(rng, sample, thinking):
     n_calls = 0
     for step in sample.steps:
         preface = rng.choice(PREFACES[step.kind][sample.lang]) if rng.random() < PREFACE_RATE else ""
-        turn = {"role": "assistant", "content": preface, "tool_calls": []}
+        turn = {"role": "assistant", "content": step.say or preface, "tool_calls": []}
         results = []
         for c in step.calls:
             n_calls += 1
@@ -1151,9 +1188,9 @@ def main(argv=None):
         if "eval_toolcall_dev.jsonl" in wanted else []
     seen, val, sft, rl, pool = set(), [], [], [], []
     if wanted & {"sft_agent.jsonl", "sft_agent_val.jsonl"}:  # val first: SFT redraws what val holds
-        q = args.quantity_rate
-        val = build_split(Ctx(val_rng, "sft", "train", q), args.n_sft_val, SFT_WEIGHTS, sft_record, seen)
-        sft = build_split(Ctx(rng("sft"), "sft", "train", q), args.n_sft, SFT_WEIGHTS, sft_record, seen)
+        q, say = args.quantity_rate, bool(args.state_numbers)
+        val = build_split(Ctx(val_rng, "sft", "train", q, say), args.n_sft_val, SFT_WEIGHTS, sft_record, seen)
+        sft = build_split(Ctx(rng("sft"), "sft", "train", q, say), args.n_sft, SFT_WEIGHTS, sft_record, seen)
     if "agent_rl.jsonl" in wanted:
         rl = build_split(Ctx(rng("rl"), "rl", "train"), args.n_rl, RL_WEIGHTS, rl_record)
     if "agent_rl_pool.jsonl" in wanted:
