@@ -85,9 +85,9 @@ def parse_args(argv=None):
                    help="share of SFT currency and unit requests asked in a quantity frame, around an amount "
                         "or a count of items alike (QUANTITY_FRAMES; 0: none, the shipped data)")
     p.add_argument("--state_numbers", type=int, default=0, choices=(0, 1),
-                   help="1: a chained calculator turn first writes the numbers of the question, in the order "
-                        "the user wrote them, and the expression takes them in that order (SFT only; 0: the "
-                        "shipped data)")
+                   help="1: the calculator turn after get_exchange_rate first writes the numbers of the "
+                        "question, in the order the user wrote them, and the expression takes them in that "
+                        "order, then the rate (SFT only; 0: the shipped data)")
     p.add_argument("--n_rl", type=int, default=2000, help="number of RL prompts in the shipped sample")
     p.add_argument("--n_rl_pool", type=int, default=20_000,
                    help="number of RL prompts in the training pool (agent_rl_pool.jsonl, not shipped)")
@@ -192,7 +192,7 @@ class Ctx:
     phrasing: str
     pool: str
     quantity_rate: float = 0.0  # share of SFT requests in a quantity frame, where a table has them
-    state_numbers: bool = False  # chained calculator turns first list the question's numbers (SFT only)
+    state_numbers: bool = False  # the calculator turn after an exchange rate lists the question's numbers
 
     def template(self, table, lang):
         """A user template of this split; train prompts of a table with framed templates (SHARED_FRAMES)
@@ -638,17 +638,15 @@ def make_chain_total(ctx, lang):
     """calculate_math("12*8") -> 96 -> unit_converter(96, kg, pounds): add up, then convert"""
     src, dst = ctx.rng.choice(LENGTH_WEIGHT_PAIRS)
     q, n = ctx.draw(lambda: (ctx.rng.randint(2, 500), ctx.rng.randint(2, 40)), banned=UNIT_BANNED)
-    s, d = unit_label(ctx, src, lang), unit_label(ctx, dst, lang)
-    user = ctx.template(CHAIN_TOTAL_Q, lang).format(q=q, n=n, src=s, dst=d)
-    numbers = in_user_order(user, [q, n]) if ctx.state_numbers else [str(q), str(n)]
-    say = state_numbers(lang, numbers) if ctx.state_numbers else ""
-    first = call("calculate_math", {"expression": "*".join(numbers)})
+    first = call("calculate_math", {"expression": f"{q}*{n}"})
     total = first.result["result"]
     second = call("unit_converter", {"value": int(total), "from_unit": src, "to_unit": dst})
+    s, d = unit_label(ctx, src, lang), unit_label(ctx, dst, lang)
+    user = ctx.template(CHAIN_TOTAL_Q, lang).format(q=q, n=n, src=s, dst=d)
     answer = ctx.answer(CHAIN_TOTAL_A, lang, q=q, n=n, src=s, dst=d, total=total,
                         result=second.result["result"])
     goal = tr(lang, f"把{n}个{q}{s}加起来换算成{d}", f"convert {n} times {q} {s} to {d}")
-    return chain(lang, user, first, second, goal, total, answer, [q, n], say=(say, ""))
+    return chain(lang, user, first, second, goal, total, answer, [q, n])
 
 
 # ==========================================================================================================
