@@ -572,12 +572,11 @@ def in_user_order(user, values) -> list:
     return found if sorted(found) == sorted(given) else given
 
 
-def state_numbers(lang, numbers, rate=None) -> str:
-    """A calculator turn's first words with --state_numbers: the question's numbers (and the rate), so that
+def state_numbers(lang, numbers, rate) -> str:
+    """A calculator turn's first words with --state_numbers: the question's numbers and the rate, so that
     the expression is copied from the line right above it."""
     listed = tr(lang, "、", ", ").join(numbers)
-    rate_part = "" if rate is None else tr(lang, f";汇率 {rate}", f"; rate {rate}")
-    return tr(lang, f"题中的数:{listed}{rate_part}。", f"Numbers in the question: {listed}{rate_part}.")
+    return tr(lang, f"题中的数:{listed};汇率 {rate}。", f"Numbers in the question: {listed}; rate {rate}.")
 
 
 def times_rate(ctx, lang, user, values, rate, canonical) -> tuple:
@@ -588,9 +587,9 @@ def times_rate(ctx, lang, user, values, rate, canonical) -> tuple:
     return "*".join(numbers + [str(rate)]), state_numbers(lang, numbers, rate)
 
 
-def chain(lang, user, first, second, goal, got, answer, values=(), say=("", "")):
-    steps = [Step([first], think_call(lang, goal, [first.name], then=second.name), say=say[0]),
-             Step([second], think_next(lang, got, second.name), "next", say=say[1])]
+def chain(lang, user, first, second, goal, got, answer, values=(), say=""):
+    steps = [Step([first], think_call(lang, goal, [first.name], then=second.name)),
+             Step([second], think_next(lang, got, second.name), "next", say=say)]
     return finish("chained", lang, user, steps, answer, gt_of(second), values)
 
 
@@ -618,7 +617,7 @@ def make_chain_money(ctx, lang):
     answer = ctx.answer(CHAIN_MONEY_A, lang, amount=amount, src=src, dst=dst, rate=rate,
                         total=second.result["result"])
     goal = tr(lang, f"知道{amount}{src}能换多少{dst}", f"know what {amount} {src} is in {dst}")
-    return chain(lang, user, first, second, goal, rate, answer, [amount], say=("", say))
+    return chain(lang, user, first, second, goal, rate, answer, [amount], say=say)
 
 
 def make_chain_price(ctx, lang):
@@ -631,7 +630,7 @@ def make_chain_price(ctx, lang):
     second = call("calculate_math", {"expression": expression})
     answer = ctx.answer(CHAIN_PRICE_A, lang, n=n, dst=dst, rate=rate, total=second.result["result"])
     goal = tr(lang, f"知道{n}件单价{price}{src}的东西合多少{dst}", f"know what {n} items at {price} {src} cost in {dst}")
-    return chain(lang, user, first, second, goal, rate, answer, [price, n], say=("", say))
+    return chain(lang, user, first, second, goal, rate, answer, [price, n], say=say)
 
 
 def make_chain_total(ctx, lang):
