@@ -6,6 +6,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
 import torch
@@ -187,6 +188,7 @@ def ddp_shared_prompt_grads(rank: int, init_file: str, out_dir: str):
     logps = compute_per_token_logps(ddp, shared_prompt_rows(rank), 6, shared_prefix=19, prefix_model=model)
     logps.sum().backward()  # DDP averages the two ranks' gradients
     torch.save({n: p.grad for n, p in model.named_parameters()}, os.path.join(out_dir, f"grads{rank}.pt"))
+    dist.barrier()  # as close_distributed does: a rank that tears down alone can leave the other waiting
     dist.destroy_process_group()
 
 
@@ -195,7 +197,14 @@ def test_ddp_runs_the_shared_prompt_once_and_all_reduces_its_gradient(tmp_path):
     and every parameter's gradient, the prompt's part included, is the mean of the ranks' full-row gradients."""
     from trainer.rollout_engine import compute_per_token_logps
 
-    torch.multiprocessing.spawn(ddp_shared_prompt_grads, args=(str(tmp_path / "init"), str(tmp_path)), nprocs=2)
+    ranks = torch.multiprocessing.spawn(ddp_shared_prompt_grads, args=(str(tmp_path / "init"), str(tmp_path)),
+                                        nprocs=2, join=False)
+    deadline = time.monotonic() + 300
+    while not ranks.join(timeout=5):  # raises if a rank failed
+        if time.monotonic() > deadline:
+            for process in ranks.processes:
+                process.kill()
+            pytest.fail("the two gloo ranks did not finish within 300 s")
     torch.manual_seed(0)
     model = MiniMindForCausalLM(MiniMindConfig(hidden_size=64, num_hidden_layers=2))
     for rank in range(2):  # every row whole, no shared prefix, no DDP
