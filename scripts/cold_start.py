@@ -60,8 +60,7 @@ def parse_args(argv=None):
     p.add_argument("--quantity_rate", type=float, default=0.0,
                    help="share of SFT currency and unit requests in a quantity frame (make_agent_data.py)")
     p.add_argument("--state_numbers", type=int, default=0, choices=(0, 1),
-                   help="1: the calculator turn after an exchange rate lists the question's numbers first "
-                        "(make_agent_data.py)")
+                   help="1: chained calculator turns first list the question's numbers (make_agent_data.py)")
     p.add_argument("--n_pretrain_docs", type=int, default=100_000, help="pretraining documents")
     p.add_argument("--quantity_drills", type=float, default=0.0,
                    help="weight of the pretraining quantity drills (make_pretrain_data.py --quantity_weight)")

@@ -85,9 +85,9 @@ def parse_args(argv=None):
                    help="share of SFT currency and unit requests asked in a quantity frame, around an amount "
                         "or a count of items alike (QUANTITY_FRAMES; 0: none, the shipped data)")
     p.add_argument("--state_numbers", type=int, default=0, choices=(0, 1),
-                   help="1: the calculator turn after get_exchange_rate first writes the numbers of the "
-                        "question, in the order the user wrote them, and the expression takes them in that "
-                        "order, then the rate (SFT only; 0: the shipped data)")
+                   help="1: a chained calculator turn first writes the numbers of the question, in the order "
+                        "the user wrote them, and the expression takes them in that order (SFT only; 0: the "
+                        "shipped data)")
     p.add_argument("--n_rl", type=int, default=2000, help="number of RL prompts in the shipped sample")
     p.add_argument("--n_rl_pool", type=int, default=20_000,
                    help="number of RL prompts in the training pool (agent_rl_pool.jsonl, not shipped)")
@@ -192,7 +192,7 @@ class Ctx:
     phrasing: str
     pool: str
     quantity_rate: float = 0.0  # share of SFT requests in a quantity frame, where a table has them
-    state_numbers: bool = False  # the calculator turn after an exchange rate lists the question's numbers
+    state_numbers: bool = False  # chained calculator turns first list the question's numbers (SFT only)
 
     def template(self, table, lang):
         """A user template of this split; train prompts of a table with framed templates (SHARED_FRAMES)
@@ -572,11 +572,12 @@ def in_user_order(user, values) -> list:
     return found if sorted(found) == sorted(given) else given
 
 
-def state_numbers(lang, numbers, rate) -> str:
-    """A calculator turn's first words with --state_numbers: the question's numbers and the rate, so that
+def state_numbers(lang, numbers, rate=None) -> str:
+    """A calculator turn's first words with --state_numbers: the question's numbers (and the rate), so that
     the expression is copied from the line right above it."""
     listed = tr(lang, "、", ", ").join(numbers)
-    return tr(lang, f"题中的数:{listed};汇率 {rate}。", f"Numbers in the question: {listed}; rate {rate}.")
+    rate_part = "" if rate is None else tr(lang, f";汇率 {rate}", f"; rate {rate}")
+    return tr(lang, f"题中的数:{listed}{rate_part}。", f"Numbers in the question: {listed}{rate_part}.")
 
 
 def times_rate(ctx, lang, user, values, rate, canonical) -> tuple:
@@ -587,9 +588,9 @@ def times_rate(ctx, lang, user, values, rate, canonical) -> tuple:
     return "*".join(numbers + [str(rate)]), state_numbers(lang, numbers, rate)
 
 
-def chain(lang, user, first, second, goal, got, answer, values=(), say=""):
-    steps = [Step([first], think_call(lang, goal, [first.name], then=second.name)),
-             Step([second], think_next(lang, got, second.name), "next", say=say)]
+def chain(lang, user, first, second, goal, got, answer, values=(), say=("", "")):
+    steps = [Step([first], think_call(lang, goal, [first.name], then=second.name), say=say[0]),
+             Step([second], think_next(lang, got, second.name), "next", say=say[1])]
     return finish("chained", lang, user, steps, answer, gt_of(second), values)
 
 
@@ -617,7 +618,7 @@ def make_chain_money(ctx, lang):
     answer = ctx.answer(CHAIN_MONEY_A, lang, amount=amount, src=src, dst=dst, rate=rate,
                         total=second.result["result"])
     goal = tr(lang, f"知道{amount}{src}能换多少{dst}", f"know what {amount} {src} is in {dst}")
-    return chain(lang, user, first, second, goal, rate, answer, [amount], say=say)
+    return chain(lang, user, first, second, goal, rate, answer, [amount], say=("", say))
 
 
 def make_chain_price(ctx, lang):
@@ -630,22 +631,24 @@ def make_chain_price(ctx, lang):
     second = call("calculate_math", {"expression": expression})
     answer = ctx.answer(CHAIN_PRICE_A, lang, n=n, dst=dst, rate=rate, total=second.result["result"])
     goal = tr(lang, f"知道{n}件单价{price}{src}的东西合多少{dst}", f"know what {n} items at {price} {src} cost in {dst}")
-    return chain(lang, user, first, second, goal, rate, answer, [price, n], say=say)
+    return chain(lang, user, first, second, goal, rate, answer, [price, n], say=("", say))
 
 
 def make_chain_total(ctx, lang):
     """calculate_math("12*8") -> 96 -> unit_converter(96, kg, pounds): add up, then convert"""
     src, dst = ctx.rng.choice(LENGTH_WEIGHT_PAIRS)
     q, n = ctx.draw(lambda: (ctx.rng.randint(2, 500), ctx.rng.randint(2, 40)), banned=UNIT_BANNED)
-    first = call("calculate_math", {"expression": f"{q}*{n}"})
-    total = first.result["result"]
-    second = call("unit_converter", {"value": int(total), "from_unit": src, "to_unit": dst})
     s, d = unit_label(ctx, src, lang), unit_label(ctx, dst, lang)
     user = ctx.template(CHAIN_TOTAL_Q, lang).format(q=q, n=n, src=s, dst=d)
+    numbers = in_user_order(user, [q, n]) if ctx.state_numbers else [str(q), str(n)]
+    say = state_numbers(lang, numbers) if ctx.state_numbers else ""
+    first = call("calculate_math", {"expression": "*".join(numbers)})
+    total = first.result["result"]
+    second = call("unit_converter", {"value": int(total), "from_unit": src, "to_unit": dst})
     answer = ctx.answer(CHAIN_TOTAL_A, lang, q=q, n=n, src=s, dst=d, total=total,
                         result=second.result["result"])
     goal = tr(lang, f"把{n}个{q}{s}加起来换算成{d}", f"convert {n} times {q} {s} to {d}")
-    return chain(lang, user, first, second, goal, total, answer, [q, n])
+    return chain(lang, user, first, second, goal, total, answer, [q, n], say=(say, ""))
 
 
 # ==========================================================================================================
