@@ -1943,6 +1943,85 @@ NO_TOOL_TOPICS = {
     ],
 }
 
+# topics whose name holds a tool's own word (天气, 时间, 汇率, 单位, 翻译, 计算; weather, time, currency, ...),
+# asked around the same topic templates: a question about such a subject still needs no call. Not drawn by
+# default (make_agent_data.py --word_topics 1); none is an eval topic.
+NO_TOOL_WORD_TOPICS = {
+    "zh": [
+        ("天气谚语", "天气谚语是人们从长期观察里总结出的经验,比如“朝霞不出门,晚霞行千里”。", "weather"),
+        ("人工降雨", "人工降雨是向云层播撒催化剂,让云里的小水滴长大落下来。", "weather"),
+        ("气温的日变化", "一天里气温通常在午后最高,在日出前后最低。", "weather"),
+        ("极端天气", "极端天气指很少见的强烈天气,比如罕见的高温、暴雨和寒潮。", "weather"),
+        ("时间管理", "时间管理就是合理安排时间,先做重要的事,少被琐事打断。", "time"),
+        ("国际日期变更线", "国际日期变更线大致沿经度180度划定,向西越过它日期要加一天。", "time"),
+        ("北京时间", "北京时间是中国统一使用的标准时间,比世界协调时早8小时。", "time"),
+        ("倒时差", "倒时差是长途飞行以后,让身体慢慢适应当地作息的过程。", "time"),
+        ("货币的起源", "最早人们用贝壳等实物当货币,后来才有了金属铸币和纸币。", "rate"),
+        ("外汇储备", "外汇储备是一个国家的央行持有的外国货币和资产,用来应对国际支付。", "rate"),
+        ("数字货币", "数字货币是以电子形式存在的货币,不印成纸币。", "rate"),
+        ("汇率制度", "汇率制度是一个国家管理本币和外币兑换比例的方式,大致分为固定和浮动两类。", "rate"),
+        ("市制单位", "市制单位是中国传统的计量单位,比如一斤等于五百克,一里等于五百米。", "unit"),
+        ("温度计", "温度计是测量温度的仪器,常见的有水银温度计和电子温度计。", "unit"),
+        ("长度单位的历史", "古人常用身体来量长短,比如一拃、一步;后来才有了统一的长度单位。", "unit"),
+        ("千克的定义", "千克是质量的基本单位,如今用普朗克常数来定义。", "unit"),
+        ("翻译的标准", "严复提出翻译要做到“信、达、雅”,也就是忠实、通顺、优美。", "translate"),
+        ("口译和笔译", "口译是把说的话当场译出来,笔译是翻译书面文字。", "translate"),
+        ("外来词", "外来词是从别的语言借来的词,比如“沙发”“咖啡”都是音译过来的。", "translate"),
+        ("乘法口诀", "乘法口诀从“一一得一”到“九九八十一”,帮人快速算出两个一位数的乘积。", "math"),
+        ("珠算", "珠算是用算盘计算的方法,已被列入人类非物质文化遗产。", "math"),
+        ("心算", "心算就是不借助纸笔和工具,直接在脑子里计算。", "math"),
+        ("计算器的历史", "从算盘、计算尺到电子计算器,计算工具越来越快,也越来越小。", "math"),
+    ],
+    "en": [
+        ("weather proverbs", "Weather proverbs are old sayings drawn from long observation, like \"red sky "
+         "at night, sailor's delight\".", "weather"),
+        ("extreme weather", "Extreme weather means rare, severe events such as record heat, floods and cold "
+         "snaps.", "weather"),
+        ("weather balloons", "Weather balloons carry instruments high into the sky to measure temperature, "
+         "pressure and wind.", "weather"),
+        ("cloud seeding", "Cloud seeding scatters fine particles into clouds so that their droplets grow and "
+         "fall as rain.", "weather"),
+        ("time management", "Time management is planning your hours so that the important things get done "
+         "first.", "time"),
+        ("the International Date Line", "The International Date Line runs roughly along the 180th meridian; "
+         "crossing it westward adds a day.", "time"),
+        ("Coordinated Universal Time", "Coordinated Universal Time, or UTC, is the world's reference time; "
+         "local times are offsets from it.", "time"),
+        ("jet lag", "Jet lag is the tiredness after a long flight east or west, until your body clock "
+         "adjusts.", "time"),
+        ("the history of money", "People first traded shells and metals; coins and then paper money came "
+         "later.", "rate"),
+        ("foreign currency reserves", "Foreign currency reserves are foreign money and assets that a central "
+         "bank holds to pay for imports and steady its own currency.", "rate"),
+        ("digital currencies", "A digital currency exists only electronically; several central banks are "
+         "testing their own.", "rate"),
+        ("currency pegs", "A currency peg fixes a currency's value to another currency, such as the US "
+         "dollar.", "rate"),
+        ("the kilogram", "The kilogram is the base unit of mass; it is now defined by the Planck constant.",
+         "unit"),
+        ("thermometers", "A thermometer measures temperature; common kinds use alcohol, mercury or an "
+         "electronic sensor.", "unit"),
+        ("units of length in history", "People once measured with their feet and hands, long before "
+         "countries agreed on standard units.", "unit"),
+        ("traditional Chinese units", "Traditional Chinese units include the jin, half a kilogram, and the "
+         "li, half a kilometer.", "unit"),
+        ("translating poetry", "Translating poetry is hard, because rhyme, rhythm and wordplay rarely "
+         "survive in another language.", "translate"),
+        ("loanwords", "Loanwords are words borrowed from another language, like 'kindergarten' from German.",
+         "translate"),
+        ("subtitles", "Subtitles put a film's dialogue on screen as text, often translated into the viewer's "
+         "language.", "translate"),
+        ("the multiplication table", "The multiplication table lists the products of small numbers, from "
+         "1 x 1 up to 9 x 9.", "math"),
+        ("the abacus", "The abacus is a frame of beads on rods, used for calculating for thousands of years.",
+         "math"),
+        ("mental arithmetic", "Mental arithmetic is calculating in your head, without paper or a calculator.",
+         "math"),
+        ("the history of calculators", "Calculators grew from the abacus and the slide rule into pocket "
+         "electronic machines.", "math"),
+    ],
+}
+
 NO_TOOL_EVAL = {
     "zh": [
         "嗨,在吗?",
@@ -2370,6 +2449,19 @@ for _lang in LANGS:
             for t in _templates
             for topic, answer, tool in NO_TOOL_TOPICS[_lang]
         ]
+
+# the word topics (--word_topics) the same way, kept apart from NO_TOOL_SPLITS: drawn only when asked for
+NO_TOOL_WORD_SPLITS = {"sft": {}, "rl": {}}  # phrasing split -> lang -> [(question, answer, topic)]
+for _lang in LANGS:
+    for _split, _templates in zip(("sft", "rl"), carve_rl(NO_TOOL_TOPIC_TEMPLATES[_lang])):
+        NO_TOOL_WORD_SPLITS[_split][_lang] = [
+            (t.format(topic=topic), answer, tool)
+            for t in _templates
+            for topic, answer, tool in NO_TOOL_WORD_TOPICS[_lang]
+        ]
+    for _name, _a, _topic in NO_TOOL_WORD_TOPICS[_lang]:
+        if _topic not in TOOL_TOPICS:
+            raise ValueError(f"NO_TOOL_WORD_TOPICS[{_lang!r}]: unknown tool topic {_topic!r} for {_name!r}")
 
 # ==========================================================================================================
 # Shared frames: one wording on both sides of the call boundary

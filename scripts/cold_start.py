@@ -61,6 +61,8 @@ def parse_args(argv=None):
                    help="share of SFT currency and unit requests in a quantity frame (make_agent_data.py)")
     p.add_argument("--state_numbers", type=int, default=0, choices=(0, 1),
                    help="1: chained calculator turns first list the question's numbers (make_agent_data.py)")
+    p.add_argument("--word_topics", type=int, default=0, choices=(0, 1),
+                   help="1: no_tool questions also ask about topics that hold a tool's word (make_agent_data.py)")
     p.add_argument("--n_pretrain_docs", type=int, default=100_000, help="pretraining documents")
     p.add_argument("--quantity_drills", type=float, default=0.0,
                    help="weight of the pretraining quantity drills (make_pretrain_data.py --quantity_weight)")
@@ -137,7 +139,8 @@ def stage_data(args, resume: bool):
     from scripts.make_pretrain_data import main as make_pretrain_data
 
     make_agent_data(["--n_sft", str(args.n_sft), "--seed", str(args.seed),
-                     "--quantity_rate", str(args.quantity_rate), "--state_numbers", str(args.state_numbers)])
+                     "--quantity_rate", str(args.quantity_rate), "--state_numbers", str(args.state_numbers),
+                     "--word_topics", str(args.word_topics)])
     make_pretrain_data(["--n_docs", str(args.n_pretrain_docs), "--quantity_weight", str(args.quantity_drills)])
 
 

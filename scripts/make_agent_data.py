@@ -67,7 +67,7 @@ from dataset.agent_phrasings import (  # noqa: E402  the phrasing tables
     CHAIN_FAHRENHEIT_A, CHAIN_MONEY_A, CHAIN_PRICE_A, CHAIN_TOTAL_A, CORR_WEATHER_A, CORR_MATH_A,
     ERROR_WEATHER_A, ERROR_EXCHANGE_A, ERROR_TRANSLATE_A, ERROR_TIME_A, THINK_ERROR, THINK_DIRECT, LANGS,
     TOOL_NAMES, TOOL_TOPICS, TEMPLATE_TABLES, NO_TOOL_SPLITS, no_tool_eval_questions, SHARED_FRAMES,
-    NO_TOOL_TOPIC_TEMPLATES,
+    NO_TOOL_TOPIC_TEMPLATES, NO_TOOL_WORD_SPLITS, NO_TOOL_TOPICS, NO_TOOL_WORD_TOPICS, NO_TOOL_EVAL_TOPICS,
 )
 
 
@@ -88,6 +88,9 @@ def parse_args(argv=None):
                    help="1: a chained calculator turn first writes the numbers of the question, in the order "
                         "the user wrote them, and the expression takes them in that order (SFT only; 0: the "
                         "shipped data)")
+    p.add_argument("--word_topics", type=int, default=0, choices=(0, 1),
+                   help="1: SFT no_tool questions also ask about topics that hold a tool's word (NO_TOOL_WORD_"
+                        "TOPICS: 天气谚语, time management, ...), which need no call (0: the shipped data)")
     p.add_argument("--n_rl", type=int, default=2000, help="number of RL prompts in the shipped sample")
     p.add_argument("--n_rl_pool", type=int, default=20_000,
                    help="number of RL prompts in the training pool (agent_rl_pool.jsonl, not shipped)")
@@ -120,6 +123,9 @@ SEEN_PER_SKILL = 40  # cases per skill of the second held-out set (SFT phrasings
 # how often make_no_tool draws each kind of train question ("topic": a template around a topic, the kind with
 # the most distinct questions, about 630 per language in SFT)
 NO_TOOL_KINDS = {"chat": 10, "smalltalk": 8, "ask": 24, "hard": 23, "topic": 35}
+# --word_topics: the weight of topic questions whose topic holds a tool's word (NO_TOOL_WORD_TOPICS), beside the
+# kinds above (about one no_tool question in eight)
+WORD_TOPIC_WEIGHT = 15
 SEEN_NO_TOOL_KINDS = ("chat", "ask", "hard")  # the seen-phrasing set's no_tool questions (as it was first made)
 
 
@@ -193,6 +199,7 @@ class Ctx:
     pool: str
     quantity_rate: float = 0.0  # share of SFT requests in a quantity frame, where a table has them
     state_numbers: bool = False  # chained calculator turns first list the question's numbers (SFT only)
+    word_topics: bool = False  # no_tool questions also come from NO_TOOL_WORD_TOPICS (SFT only)
 
     def template(self, table, lang):
         """A user template of this split; train prompts of a table with framed templates (SHARED_FRAMES)
@@ -745,8 +752,10 @@ def make_error_time(ctx, lang):
 def make_no_tool(ctx, lang, question=None):
     if question is not None:  # an eval case: the question is given, and it has no answer
         return Sample("no_tool", lang, question, [], "", THINK_DIRECT[lang])
-    kind = ctx.rng.choices(list(NO_TOOL_KINDS), weights=list(NO_TOOL_KINDS.values()))[0]
-    entry = ctx.rng.choice(NO_TOOL_SPLITS[ctx.phrasing][kind][lang])
+    kinds = dict(NO_TOOL_KINDS, word=WORD_TOPIC_WEIGHT) if ctx.word_topics else NO_TOOL_KINDS
+    kind = ctx.rng.choices(list(kinds), weights=list(kinds.values()))[0]
+    table = NO_TOOL_WORD_SPLITS[ctx.phrasing] if kind == "word" else NO_TOOL_SPLITS[ctx.phrasing][kind]
+    entry = ctx.rng.choice(table[lang])
     sample = Sample("no_tool", lang, entry[0], [], entry[1], THINK_DIRECT[lang], wrap=kind != "chat")
     if len(entry) > 2 and entry[2]:  # about a tool ("hard", some "topic" ones): that tool is offered
         sample.mention = list(TOOL_NAMES) if entry[2] == "all" else [TOOL_TOPICS[entry[2]]]
@@ -1083,6 +1092,9 @@ def phrasing_owners() -> dict:
             for lang in LANGS:
                 for p in pairs[lang]:
                     owners.setdefault(normalized(p[0]), set()).add((split, f"no_tool {kind} ({lang}): {p[0]!r}"))
+        for lang in LANGS:
+            for p in NO_TOOL_WORD_SPLITS[split][lang]:
+                owners.setdefault(normalized(p[0]), set()).add((split, f"no_tool word ({lang}): {p[0]!r}"))
     for lang in LANGS:
         for q in no_tool_eval_questions(lang):
             owners.setdefault(normalized(q), set()).add(("eval", f"no_tool eval ({lang}): {q!r}"))
@@ -1103,9 +1115,15 @@ def check_phrasings():
             raise DataCheckError(f"SHARED_FRAMES ({lang}): {unknown} not in NO_TOOL_TOPIC_TEMPLATES")
     questions = [e[0] for split in NO_TOOL_SPLITS.values() for kinds in split.values() for lang in LANGS
                  for e in kinds[lang]]
+    questions += [e[0] for split in NO_TOOL_WORD_SPLITS.values() for lang in LANGS for e in split[lang]]
     twice = sorted(q for q, n in Counter(questions).items() if n > 1)
     if twice:
         raise DataCheckError(f"no_tool questions listed twice: {twice}")
+    for lang in LANGS:  # a train topic is never an eval one, in any template
+        held_out = {normalized(t) for t in NO_TOOL_EVAL_TOPICS[lang]}
+        shared = [t for t, *_ in NO_TOOL_TOPICS[lang] + NO_TOOL_WORD_TOPICS[lang] if normalized(t) in held_out]
+        if shared:
+            raise DataCheckError(f"no_tool topics ({lang}) that are also eval topics: {shared}")
     eval_texts = [t for table in TEMPLATE_TABLES.values() for lang in LANGS for t in table["eval"][lang]]
     eval_lower = [t.lower() for lang in LANGS for t in no_tool_eval_questions(lang)] + \
         [t.lower() for t in eval_texts]
@@ -1188,9 +1206,11 @@ def main(argv=None):
         if "eval_toolcall_dev.jsonl" in wanted else []
     seen, val, sft, rl, pool = set(), [], [], [], []
     if wanted & {"sft_agent.jsonl", "sft_agent_val.jsonl"}:  # val first: SFT redraws what val holds
-        q, say = args.quantity_rate, bool(args.state_numbers)
-        val = build_split(Ctx(val_rng, "sft", "train", q, say), args.n_sft_val, SFT_WEIGHTS, sft_record, seen)
-        sft = build_split(Ctx(rng("sft"), "sft", "train", q, say), args.n_sft, SFT_WEIGHTS, sft_record, seen)
+        q, say, word = args.quantity_rate, bool(args.state_numbers), bool(args.word_topics)
+        val = build_split(Ctx(val_rng, "sft", "train", q, say, word), args.n_sft_val, SFT_WEIGHTS, sft_record,
+                          seen)
+        sft = build_split(Ctx(rng("sft"), "sft", "train", q, say, word), args.n_sft, SFT_WEIGHTS, sft_record,
+                          seen)
     if "agent_rl.jsonl" in wanted:
         rl = build_split(Ctx(rng("rl"), "rl", "train"), args.n_rl, RL_WEIGHTS, rl_record)
     if "agent_rl_pool.jsonl" in wanted:

@@ -322,3 +322,27 @@ def test_numbers_in_reads_separators_and_decimals():
     assert data.numbers_in("1,250 USD, and 3.5 kg; 12个") == ["1250", "3.5", "12"]
     assert data.in_user_order("每样462澳元,共33样", [33, 462]) == ["462", "33"]
     assert data.in_user_order("2 of 462 at 2", [2, 462]) == ["2", "462"]  # a third number: as given
+
+
+def test_word_topics_are_no_tool_questions_drawn_only_when_asked(monkeypatch):
+    """--word_topics: SFT no_tool questions also ask about topics that hold a tool's word ("天气谚语"), with that
+    tool offered and no call; off (the default) none is drawn. A word topic that is an eval topic is refused."""
+    import random
+
+    word = {q for lang in data.LANGS for q, *_ in data.NO_TOOL_WORD_SPLITS["sft"][lang]}
+    on = data.Ctx(random.Random(5), "sft", "train", word_topics=True)
+    off = data.Ctx(random.Random(5), "sft", "train")
+    drawn_on = [data.make_no_tool(on, data.LANGS[i % 2]) for i in range(800)]
+    drawn_off = [data.make_no_tool(off, data.LANGS[i % 2]) for i in range(800)]
+    hits = [s for s in drawn_on if s.user in word]
+    assert 50 < len(hits) < 160  # weight 15 of 115
+    assert not any(s.user in word for s in drawn_off)
+    for s in hits:
+        assert s.steps == [] and s.answer and len(s.mention) == 1
+    assert {s.mention[0] for s in hits} == set(data.TOOL_NAMES)  # every tool's words are asked about
+    evals = {t.lower() for lang in data.LANGS for t in data.no_tool_eval_questions(lang)}
+    assert not word & evals
+    zh = data.NO_TOOL_WORD_TOPICS["zh"]
+    monkeypatch.setitem(data.NO_TOOL_WORD_TOPICS, "zh", zh + [("闰年", "闰年有366天。", "time")])
+    with pytest.raises(data.DataCheckError, match=r"闰年"):
+        data.check_phrasings()
