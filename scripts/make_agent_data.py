@@ -89,8 +89,9 @@ def parse_args(argv=None):
                         "the user wrote them, and the expression takes them in that order (SFT only; 0: the "
                         "shipped data)")
     p.add_argument("--word_topics", type=int, default=0, choices=(0, 1),
-                   help="1: SFT no_tool questions also ask about topics that hold a tool's word (NO_TOOL_WORD_"
-                        "TOPICS: 天气谚语, time management, ...), which need no call (0: the shipped data)")
+                   help="1: SFT and RL no_tool questions also ask about topics that hold a tool's word "
+                        "(NO_TOOL_WORD_TOPICS: 天气谚语, time management, ...), which need no call, each in its "
+                        "split's templates (0: the shipped data)")
     p.add_argument("--n_rl", type=int, default=2000, help="number of RL prompts in the shipped sample")
     p.add_argument("--n_rl_pool", type=int, default=20_000,
                    help="number of RL prompts in the training pool (agent_rl_pool.jsonl, not shipped)")
@@ -199,7 +200,7 @@ class Ctx:
     pool: str
     quantity_rate: float = 0.0  # share of SFT requests in a quantity frame, where a table has them
     state_numbers: bool = False  # chained calculator turns first list the question's numbers (SFT only)
-    word_topics: bool = False  # no_tool questions also come from NO_TOOL_WORD_TOPICS (SFT only)
+    word_topics: bool = False  # no_tool questions also come from NO_TOOL_WORD_TOPICS (SFT and RL prompts)
 
     def template(self, table, lang):
         """A user template of this split; train prompts of a table with framed templates (SHARED_FRAMES)
@@ -1205,16 +1206,17 @@ def main(argv=None):
     dev = build_eval(Ctx(dev_rng, "rl", "train"), eval_jobs(dev_rng, "rl", EVAL_PER_SKILL)) \
         if "eval_toolcall_dev.jsonl" in wanted else []
     seen, val, sft, rl, pool = set(), [], [], [], []
+    q, say, word = args.quantity_rate, bool(args.state_numbers), bool(args.word_topics)
     if wanted & {"sft_agent.jsonl", "sft_agent_val.jsonl"}:  # val first: SFT redraws what val holds
-        q, say, word = args.quantity_rate, bool(args.state_numbers), bool(args.word_topics)
         val = build_split(Ctx(val_rng, "sft", "train", q, say, word), args.n_sft_val, SFT_WEIGHTS, sft_record,
                           seen)
         sft = build_split(Ctx(rng("sft"), "sft", "train", q, say, word), args.n_sft, SFT_WEIGHTS, sft_record,
                           seen)
     if "agent_rl.jsonl" in wanted:
-        rl = build_split(Ctx(rng("rl"), "rl", "train"), args.n_rl, RL_WEIGHTS, rl_record)
+        rl = build_split(Ctx(rng("rl"), "rl", "train", word_topics=word), args.n_rl, RL_WEIGHTS, rl_record)
     if "agent_rl_pool.jsonl" in wanted:
-        pool = build_split(Ctx(rng("rl_pool"), "rl", "train"), args.n_rl_pool, RL_WEIGHTS, rl_record)
+        pool = build_split(Ctx(rng("rl_pool"), "rl", "train", word_topics=word), args.n_rl_pool, RL_WEIGHTS,
+                           rl_record)
     run_checks(sft, val, rl + pool, evals, seen_evals, dev)
 
     os.makedirs(args.out_dir, exist_ok=True)

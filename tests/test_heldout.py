@@ -325,8 +325,9 @@ def test_numbers_in_reads_separators_and_decimals():
 
 
 def test_word_topics_are_no_tool_questions_drawn_only_when_asked(monkeypatch):
-    """--word_topics: SFT no_tool questions also ask about topics that hold a tool's word ("天气谚语"), with that
-    tool offered and no call; off (the default) none is drawn. A word topic that is an eval topic is refused."""
+    """--word_topics: SFT and RL no_tool questions also ask about topics that hold a tool's word ("天气谚语"), with
+    that tool offered and no call, each in its split's templates; off (the default) none is drawn. A word topic
+    that is an eval topic is refused."""
     import random
 
     word = {q for lang in data.LANGS for q, *_ in data.NO_TOOL_WORD_SPLITS["sft"][lang]}
@@ -340,6 +341,10 @@ def test_word_topics_are_no_tool_questions_drawn_only_when_asked(monkeypatch):
     for s in hits:
         assert s.steps == [] and s.answer and len(s.mention) == 1
     assert {s.mention[0] for s in hits} == set(data.TOOL_NAMES)  # every tool's words are asked about
+    rl_word = {q for lang in data.LANGS for q, *_ in data.NO_TOOL_WORD_SPLITS["rl"][lang]}
+    assert rl_word and not rl_word & word  # RL prompts take them in RL templates
+    rl = data.Ctx(random.Random(5), "rl", "train", word_topics=True)
+    assert any(data.make_no_tool(rl, data.LANGS[i % 2]).user in rl_word for i in range(200))
     evals = {t.lower() for lang in data.LANGS for t in data.no_tool_eval_questions(lang)}
     assert not word & evals
     zh = data.NO_TOOL_WORD_TOPICS["zh"]
