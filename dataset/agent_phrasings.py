@@ -2440,25 +2440,23 @@ for _kind, _pairs in NO_TOOL_TABLES.items():
     NO_TOOL_SPLITS["sft"][_kind], NO_TOOL_SPLITS["rl"][_kind] = {}, {}
     for _lang in LANGS:
         NO_TOOL_SPLITS["sft"][_kind][_lang], NO_TOOL_SPLITS["rl"][_kind][_lang] = carve_rl(_pairs[_lang])
-# the "topic" kind: every template of a split around every topic (the templates are carved, not the pairs)
-NO_TOOL_SPLITS["sft"]["topic"], NO_TOOL_SPLITS["rl"]["topic"] = {}, {}
-for _lang in LANGS:
-    for _split, _templates in zip(("sft", "rl"), carve_rl(NO_TOOL_TOPIC_TEMPLATES[_lang])):
-        NO_TOOL_SPLITS[_split]["topic"][_lang] = [
-            (t.format(topic=topic), answer, tool)
-            for t in _templates
-            for topic, answer, tool in NO_TOOL_TOPICS[_lang]
-        ]
 
-# the word topics (--word_topics) the same way, kept apart from NO_TOOL_SPLITS: drawn only when asked for
-NO_TOOL_WORD_SPLITS = {"sft": {}, "rl": {}}  # phrasing split -> lang -> [(question, answer, topic)]
+
+def topic_questions(topics) -> dict:
+    """split -> lang -> [(question, answer, tool topic)]: every topic template of a split around every topic
+    (the templates are carved, not the topics)."""
+    out = {"sft": {}, "rl": {}}
+    for lang in LANGS:
+        for split, templates in zip(("sft", "rl"), carve_rl(NO_TOOL_TOPIC_TEMPLATES[lang])):
+            out[split][lang] = [(t.format(topic=name), answer, tool) for t in templates
+                                for name, answer, tool in topics[lang]]
+    return out
+
+
+# the "topic" kind; the word topics (--word_topics) the same way, kept apart: drawn only when asked for
+NO_TOOL_SPLITS["sft"]["topic"], NO_TOOL_SPLITS["rl"]["topic"] = topic_questions(NO_TOOL_TOPICS).values()
+NO_TOOL_WORD_SPLITS = topic_questions(NO_TOOL_WORD_TOPICS)  # split -> lang -> [(question, answer, topic)]
 for _lang in LANGS:
-    for _split, _templates in zip(("sft", "rl"), carve_rl(NO_TOOL_TOPIC_TEMPLATES[_lang])):
-        NO_TOOL_WORD_SPLITS[_split][_lang] = [
-            (t.format(topic=topic), answer, tool)
-            for t in _templates
-            for topic, answer, tool in NO_TOOL_WORD_TOPICS[_lang]
-        ]
     for _name, _a, _topic in NO_TOOL_WORD_TOPICS[_lang]:
         if _topic not in TOOL_TOPICS:
             raise ValueError(f"NO_TOOL_WORD_TOPICS[{_lang!r}]: unknown tool topic {_topic!r} for {_name!r}")
