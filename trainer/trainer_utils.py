@@ -54,6 +54,9 @@ def add_model_args(parser):
                              "stretched 16x; applies when --max_position_embeddings is above 2,048)")
     parser.add_argument("--max_position_embeddings", type=int, default=None,
                         help="the longest sequence the model is meant to see (4096)")
+    parser.add_argument("--rope_theta", type=float, default=None,
+                        help="RoPE base frequency (1e6, upstream MiniMind's); a checkpoint trained with "
+                             "another base must be loaded with the same value")
     parser.add_argument("--tokenizer_path", default=None,
                         help="a tokenizer directory (default: the weights' directory when it has one, else "
                              "model/, the project's); its chat template renders every turn")
@@ -323,7 +326,7 @@ def load_tokenizer(path: str = TOKENIZER_DIR):
 
 
 SHAPE_FLAGS = ("intermediate_size", "num_experts", "num_experts_per_tok", "n_shared_experts",
-               "inference_rope_scaling", "max_position_embeddings")
+               "inference_rope_scaling", "max_position_embeddings", "rope_theta")
 
 
 def model_config(args, **overrides) -> MiniMindConfig:
