@@ -131,6 +131,29 @@ def test_a_checkpoint_loads_with_its_own_shape(tmp_path):
         assert torch.equal(saved(x).logits, loaded(x).logits)
 
 
+def test_rope_theta_flag_shapes_a_new_model_and_loads_a_checkpoint_with_it(tmp_path):
+    """--rope_theta reaches the config through every script's model flags, and a .pth trained with another
+    base loads and reproduces its logits when the flag is given again (the state dict does not hold it)."""
+    import argparse
+
+    from trainer.trainer_utils import add_model_args, model_config
+
+    parser = argparse.ArgumentParser()
+    add_model_args(parser)
+    args = parser.parse_args(["--hidden_size", "64", "--num_hidden_layers", "2", "--rope_theta", "10000"])
+    assert model_config(args).rope_theta == 10000.0
+    assert model_config(parser.parse_args(["--hidden_size", "64"])).rope_theta == 1e6  # upstream's default
+    torch.manual_seed(0)
+    saved = MiniMindForCausalLM(model_config(args)).eval()
+    path = str(tmp_path / "m.pth")
+    save_minimind(saved, path, dtype=torch.float32)
+    x = torch.randint(3, 6400, (1, 40))
+    same = load_minimind(path, model_config(args)).eval()
+    other = load_minimind(path, model_config(parser.parse_args(["--hidden_size", "64"]))).eval()
+    assert torch.equal(saved(x).logits, same(x).logits)
+    assert not torch.allclose(saved(x).logits, other(x).logits, atol=1e-3)  # positions read differently
+
+
 # --- upstream MiniMind's checkpoints (test data made with upstream's own code; skipped when absent) --------
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
