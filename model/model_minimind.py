@@ -52,7 +52,7 @@ class MiniMindConfig(PretrainedConfig):
     intermediate_size: int | None = None  # SwiGLU width; defaults to 8/3 * hidden, rounded up to 64
     hidden_act: str = "silu"
     max_position_embeddings: int = 4096  # longest sequence the model is meant to see
-    rope_theta: float = 1e6  # RoPE base frequency
+    rope_theta: float = 1e6  # RoPE base frequency (DEFAULT_ROPE_THETA)
     inference_rope_scaling: bool = False  # YaRN with upstream MiniMind's parameters (YARN below)
     rms_norm_eps: float = 1e-6
     dropout: float = 0.0  # residual and attention dropout (training only)
@@ -494,6 +494,46 @@ def save_minimind(model: MiniMindForCausalLM, path: str, dtype=torch.bfloat16):
         f.flush()
         os.fsync(f.fileno())
     os.replace(tmp, path)
+    write_rope_note(path, model.config.rope_theta)
+
+
+# A state dict shows the model's shape but not its RoPE base, which the weights are trained for. A base other
+# than upstream's is written beside the .pth ({stem}_config.json) and read back by load_minimind.
+DEFAULT_ROPE_THETA = 1e6
+
+
+def rope_note_path(path: str) -> str:
+    return os.path.splitext(path)[0] + "_config.json"
+
+
+def write_rope_note(path: str, rope_theta: float):
+    note = rope_note_path(path)
+    if rope_theta == DEFAULT_ROPE_THETA:
+        if os.path.exists(note):  # an older run's note would describe other weights
+            os.remove(note)
+        return
+    tmp = f"{note}.tmp.{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump({"rope_theta": rope_theta}, f)
+    os.replace(tmp, note)
+
+
+def saved_rope_theta(path: str, asked: float) -> float:
+    """The RoPE base to load the .pth at path with: its note's when it has one (an error when the caller asked
+    for another base than upstream's default, and not the saved one), else the one asked for."""
+    note = rope_note_path(path)
+    if not os.path.exists(note):
+        return asked
+    try:
+        with open(note, encoding="utf-8") as f:
+            saved = float(json.load(f)["rope_theta"])
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise ValueError(f"{note}: not a readable RoPE note ({e}); it should hold "
+                         '{"rope_theta": <base>}') from None
+    if asked not in (saved, DEFAULT_ROPE_THETA):
+        raise ValueError(f"{path} was trained with rope_theta {saved:g} ({note}), not {asked:g}: drop "
+                         f"--rope_theta or pass {saved:g}")
+    return saved
 
 
 def shape_from_state(state: dict) -> dict:
@@ -528,6 +568,7 @@ def load_minimind(path: str, config: MiniMindConfig) -> MiniMindForCausalLM:
         shape = shape_from_state(state)
     except (KeyError, IndexError, ValueError) as e:
         raise ValueError(f"{path} is not a MiniMind state dict (no {e})") from None
+    shape["rope_theta"] = saved_rope_theta(path, config.rope_theta)
     config = MiniMindConfig(**{**config.to_dict(), **shape})
     model = MiniMindForCausalLM(config)
     state.setdefault("lm_head.weight", state["model.embed_tokens.weight"])

@@ -131,9 +131,10 @@ def test_a_checkpoint_loads_with_its_own_shape(tmp_path):
         assert torch.equal(saved(x).logits, loaded(x).logits)
 
 
-def test_rope_theta_flag_shapes_a_new_model_and_loads_a_checkpoint_with_it(tmp_path):
-    """--rope_theta reaches the config through every script's model flags, and a .pth trained with another
-    base loads and reproduces its logits when the flag is given again (the state dict does not hold it)."""
+def test_rope_theta_flag_shapes_a_new_model_and_its_checkpoint_loads_with_it(tmp_path):
+    """--rope_theta reaches the config through every script's model flags. The state dict cannot show the
+    base, so a .pth saved with another base than upstream's gets a note beside it that load_minimind reads:
+    the weights load with their own base without the flag, and asking for a third base is an error."""
     import argparse
 
     from trainer.trainer_utils import add_model_args, model_config
@@ -141,17 +142,28 @@ def test_rope_theta_flag_shapes_a_new_model_and_loads_a_checkpoint_with_it(tmp_p
     parser = argparse.ArgumentParser()
     add_model_args(parser)
     args = parser.parse_args(["--hidden_size", "64", "--num_hidden_layers", "2", "--rope_theta", "10000"])
-    assert model_config(args).rope_theta == 10000.0
-    assert model_config(parser.parse_args(["--hidden_size", "64"])).rope_theta == 1e6  # upstream's default
+    default = model_config(parser.parse_args(["--hidden_size", "64"]))
+    assert model_config(args).rope_theta == 10000.0 and default.rope_theta == 1e6  # upstream's default
     torch.manual_seed(0)
     saved = MiniMindForCausalLM(model_config(args)).eval()
     path = str(tmp_path / "m.pth")
     save_minimind(saved, path, dtype=torch.float32)
+    note = tmp_path / "m_config.json"
+    assert note.exists()
     x = torch.randint(3, 6400, (1, 40))
-    same = load_minimind(path, model_config(args)).eval()
-    other = load_minimind(path, model_config(parser.parse_args(["--hidden_size", "64"]))).eval()
-    assert torch.equal(saved(x).logits, same(x).logits)
-    assert not torch.allclose(saved(x).logits, other(x).logits, atol=1e-3)  # positions read differently
+    for config in (model_config(args), default):  # with the flag or without it
+        loaded = load_minimind(path, config).eval()
+        assert loaded.config.rope_theta == 10000.0
+        assert torch.equal(saved(x).logits, loaded(x).logits)
+    with pytest.raises(ValueError, match="rope_theta 10000"):
+        load_minimind(path, model_config(args, rope_theta=500.0))
+    note.unlink()  # without the note the base is what the caller says, and other bases read positions otherwise
+    assert not torch.allclose(saved(x).logits, load_minimind(path, default).eval()(x).logits, atol=1e-3)
+    note.write_text("{not json")
+    with pytest.raises(ValueError, match="m_config.json"):
+        load_minimind(path, default)
+    save_minimind(MiniMindForCausalLM(default).eval(), path, dtype=torch.float32)
+    assert not note.exists()  # weights saved at the default base drop an older run's note
 
 
 # --- upstream MiniMind's checkpoints (test data made with upstream's own code; skipped when absent) --------
