@@ -55,8 +55,9 @@ def add_model_args(parser):
     parser.add_argument("--max_position_embeddings", type=int, default=None,
                         help="the longest sequence the model is meant to see (4096)")
     parser.add_argument("--rope_theta", type=float, default=None,
-                        help="RoPE base frequency of a new model (1e6, upstream MiniMind's). A .pth saved with "
-                             "another base notes it beside itself ({stem}_config.json) and loads with it")
+                        help="RoPE base frequency of a new model (1e6, upstream MiniMind's). A .pth "
+                             "saved with another base notes it beside itself ({stem}_config.json) and "
+                             "loads with it")
     parser.add_argument("--tokenizer_path", default=None,
                         help="a tokenizer directory (default: the weights' directory when it has one, else "
                              "model/, the project's); its chat template renders every turn")
