@@ -84,10 +84,10 @@ def parse_args(argv=None):
     p.add_argument("--quantity_rate", type=float, default=0.0,
                    help="share of SFT currency and unit requests asked in a quantity frame, around an amount "
                         "or a count of items alike (QUANTITY_FRAMES; 0: none, the shipped data)")
-    p.add_argument("--state_numbers", type=int, default=0, choices=(0, 1),
+    p.add_argument("--state_numbers", type=int, default=0, choices=(0, 1, 2),
                    help="1: a chained calculator turn first writes the numbers of the question, in the order "
-                        "the user wrote them, and the expression takes them in that order (SFT only; 0: the "
-                        "shipped data)")
+                        "the user wrote them, and the expression takes them in that order; 2: single "
+                        "calculator calls too (SFT only; 0: the shipped data)")
     p.add_argument("--word_topics", type=int, default=0, choices=(0, 1),
                    help="1: SFT and RL no_tool questions also ask about topics that hold a tool's word "
                         "(NO_TOOL_WORD_TOPICS: 天气谚语, time management, ...), which need no call, each in its "
@@ -199,7 +199,7 @@ class Ctx:
     phrasing: str
     pool: str
     quantity_rate: float = 0.0  # share of SFT requests in a quantity frame, where a table has them
-    state_numbers: bool = False  # chained calculator turns first list the question's numbers (SFT only)
+    state_numbers: int = 0  # calculator turns first list the question's numbers: 1 chained ones, 2 all
     word_topics: bool = False  # no_tool questions also come from NO_TOOL_WORD_TOPICS (SFT and RL prompts)
 
     def template(self, table, lang):
@@ -483,7 +483,13 @@ def make_math_single(ctx, lang):
     c = call("calculate_math", {"expression": expr})
     user = ctx.template(MATH_Q, lang).format(expr=text)
     answer = ctx.answer(MATH_A, lang, expr=expr, result=c.result["result"])
-    return one_turn("single", lang, user, [c], tr(lang, f"计算 {expr}", f"calculate {expr}"), answer, operands)
+    goal = tr(lang, f"计算 {expr}", f"calculate {expr}")
+    sample = one_turn("single", lang, user, [c], goal, answer, operands)
+    if ctx.state_numbers >= 2:  # the numbers as typed ("2的10次方": 2, 10), else the operands
+        found, given = numbers_in(text), [str(v) for v in operands]
+        listed = found if not given or sorted(found) == sorted(given) else given
+        sample.steps[0].say = state_numbers(lang, listed) if listed else ""
+    return sample
 
 
 def make_translate_single(ctx, lang):
@@ -1206,7 +1212,7 @@ def main(argv=None):
     dev = build_eval(Ctx(dev_rng, "rl", "train"), eval_jobs(dev_rng, "rl", EVAL_PER_SKILL)) \
         if "eval_toolcall_dev.jsonl" in wanted else []
     seen, val, sft, rl, pool = set(), [], [], [], []
-    q, say, word = args.quantity_rate, bool(args.state_numbers), bool(args.word_topics)
+    q, say, word = args.quantity_rate, args.state_numbers, bool(args.word_topics)
     if wanted & {"sft_agent.jsonl", "sft_agent_val.jsonl"}:  # val first: SFT redraws what val holds
         val = build_split(Ctx(val_rng, "sft", "train", q, say, word), args.n_sft_val, SFT_WEIGHTS, sft_record,
                           seen)

@@ -318,6 +318,30 @@ def test_stated_numbers_are_the_questions_and_the_expression_copies_them():
     assert reordered  # some users write the count before the price
 
 
+def test_state_numbers_2_lists_a_single_calculator_calls_numbers_and_changes_nothing_else():
+    """--state_numbers 2: a single calculator call's turn first writes the numbers the user typed ("2的10次方":
+    2, 10), each of them in the expression; the draws, the user's words and the call are those of 1."""
+    import random
+
+    two = data.Ctx(random.Random(4), "sft", "train", state_numbers=2)
+    one = data.Ctx(random.Random(4), "sft", "train", state_numbers=1)
+    listed_any = 0
+    for i in range(400):
+        lang = data.LANGS[i % 2]
+        a, b = data.make_math_single(two, lang), data.make_math_single(one, lang)
+        assert a.user == b.user and a.gt == b.gt and a.steps[0].calls == b.steps[0].calls
+        assert b.steps[0].say == ""
+        say, expression = a.steps[0].say, a.steps[0].calls[0].args["expression"]
+        if not say:
+            continue
+        listed_any += 1
+        numbers = say.split(":", 1)[1].rstrip("。.").replace("、", ",").replace(" ", "").split(",")
+        assert all(n in expression for n in numbers), (a.user, say, expression)
+    assert listed_any == 400  # digits or, for numbers written in words, the operands
+    chained = data.make_chain_price(two, "en")
+    assert chained.steps[1].say.startswith("Numbers in the question")  # 2 includes 1
+
+
 def test_numbers_in_reads_separators_and_decimals():
     assert data.numbers_in("1,250 USD, and 3.5 kg; 12个") == ["1250", "3.5", "12"]
     assert data.in_user_order("每样462澳元,共33样", [33, 462]) == ["462", "33"]
