@@ -290,6 +290,32 @@ def sft_collate(batch, pad_id=0):
     return input_ids, labels
 
 
+def decision_mask(input_ids, labels, tokenizer) -> torch.Tensor:
+    """(B, T) bool: the label tokens where the model decides between calling a tool and writing text.
+
+    They are the first token of every answer, right after its think block ("</think>\\n\\n", pre-filled or
+    written), and every <tool_call> the model writes (a second call in a parallel turn, or a call after a
+    preamble, is a decision too). SFT averages the loss over all label tokens, so these few positions,
+    which decide whether a question gets a call at all, carry little of it; --decision_weight scales them.
+    """
+    call, think_end = tokenizer.convert_tokens_to_ids(["<tool_call>", "</think>"])
+    newline = encode(tokenizer, "\n")
+    if len(newline) != 1:
+        raise ValueError(f"the tokenizer writes a newline as {len(newline)} tokens; expected 1")
+    newline = newline[0]
+    after_think = torch.zeros_like(labels, dtype=torch.bool)
+    after_think[:, 3:] = ((input_ids[:, :-3] == think_end) & (input_ids[:, 1:-2] == newline)
+                          & (input_ids[:, 2:-1] == newline))
+    return (labels != -100) & ((input_ids == call) | after_think)
+
+
+def decision_weights(input_ids, labels, tokenizer, weight: float) -> torch.Tensor:
+    """(B, T) float loss weights: `weight` at the decision tokens (decision_mask), 1 elsewhere."""
+    weights = torch.ones(labels.shape, dtype=torch.float32, device=labels.device)
+    weights[decision_mask(input_ids, labels, tokenizer)] = weight
+    return weights
+
+
 class LengthGroupedSampler(Sampler):
     """Batches of similar length (little padding), in random order; deterministic for a given seed and epoch.
 

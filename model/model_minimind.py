@@ -421,6 +421,7 @@ class MiniMindForCausalLM(MiniMindPreTrainedModel, GenerationMixin):
         position_ids: torch.LongTensor | None = None,
         cache: Cache | None = None,
         return_logits: bool = True,
+        label_weights: torch.Tensor | None = None,
         **kwargs,
     ) -> MiniMindCausalLMOutput:
         """
@@ -430,6 +431,8 @@ class MiniMindForCausalLM(MiniMindPreTrainedModel, GenerationMixin):
         labels: (B, T) token ids, -100 = ignore; shifted inside, so labels = input_ids trains next-token.
         return_logits: False skips the full (B, T, vocab) logits when only the loss is wanted; the loss then
             runs the LM head on the labelled positions alone (in SFT most positions are prompt, not labels).
+        label_weights: (B, T) floats aligned with labels: each label token's loss is scaled by its weight
+            and the sum still divided by the number of label tokens (1 everywhere = the plain mean).
         Returns loss (LM loss + router aux loss for MoE), aux_loss, logits (B, T', vocab) and the cache.
         """
         cache = cache if cache is not None else past_key_values
@@ -441,7 +444,10 @@ class MiniMindForCausalLM(MiniMindPreTrainedModel, GenerationMixin):
             shift_labels = labels[:, 1:].to(hidden.device)  # position t predicts token t+1
             keep = shift_labels != -100  # (B, T-1)
             picked = self.lm_head(hidden[:, :-1][keep]).float()  # (n_labels, V)
-            loss = F.cross_entropy(picked, shift_labels[keep], reduction="sum") / keep.sum().clamp(min=1)
+            token_loss = F.cross_entropy(picked, shift_labels[keep], reduction="none")
+            if label_weights is not None:
+                token_loss = token_loss * label_weights[:, 1:].to(token_loss.device)[keep]
+            loss = token_loss.sum() / keep.sum().clamp(min=1)
             if aux_loss is not None:
                 loss = loss + self.config.router_aux_loss_coef * aux_loss
         logits = None

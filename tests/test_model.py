@@ -245,3 +245,25 @@ def test_default_dtype_is_bf16_only_on_a_cpu_with_bf16_kernels():
     avx512 = {"avx512bw", "avx512vl", "avx512dq"} <= cpu_flags()
     assert cpu_has_fast_bf16() == avx512
     assert default_dtype("cpu") == ("bfloat16" if avx512 else "float32")
+
+
+def test_label_weights_scale_each_label_tokens_loss_over_the_label_count():
+    torch.manual_seed(0)
+    model = MiniMindForCausalLM(MiniMindConfig(hidden_size=64, num_hidden_layers=2, vocab_size=97))
+    ids = torch.randint(0, 97, (2, 12))
+    labels = ids.clone()
+    labels[:, :5] = -100
+    labels[1, 9:] = -100
+    plain = model(ids, labels=labels, return_logits=False).loss
+    ones = model(ids, labels=labels, return_logits=False, label_weights=torch.ones(2, 12)).loss
+    assert torch.allclose(plain, ones)
+    weights = torch.ones(2, 12)
+    weights[0, 7] = 4.0
+    weights[1, 2] = 9.0  # a prompt position: ignored with its label
+    logits = model(ids).logits[:, :-1].float()
+    token_loss = torch.nn.functional.cross_entropy(logits.transpose(1, 2), ids[:, 1:], reduction="none")
+    keep = labels[:, 1:] != -100
+    expected = (token_loss * weights[:, 1:])[keep].sum() / keep.sum()
+    weighted = model(ids, labels=labels, return_logits=False, label_weights=weights).loss
+    assert torch.allclose(weighted, expected, atol=1e-5)
+    assert weighted > plain or token_loss[0, 6] == 0  # position 7's loss counts 4 times

@@ -119,3 +119,27 @@ def test_sft_labels_cover_exactly_assistant_turns_and_their_im_end(tok):
     ]
     n_im_end_labelled = sum(1 for i, lab in zip(ids, labels) if lab == tok.eos_token_id)
     assert n_im_end_labelled == 3  # every assistant turn's <|im_end|>, no other turn's
+
+
+def test_decision_tokens_are_each_answers_first_token_and_every_tool_call(tok):
+    """--decision_weight scales these: the first token after each think block and each <tool_call>."""
+    import torch
+
+    from dataset.lm_dataset import decision_mask, decision_weights, sft_collate
+
+    messages = conversation()
+    ids, labels = encode_sft_conversation(tok, messages, TOOLS)
+    no_tool = [messages[0], {"role": "user", "content": "你好"}, {"role": "assistant", "content": "你好!"}]
+    batch = [(ids, labels), encode_sft_conversation(tok, no_tool, TOOLS)]
+    input_ids, label_ids = sft_collate(batch)
+    mask = decision_mask(input_ids, label_ids, tok)
+    picked = [[tok.decode([int(t)]) for t in row[m]] for row, m in zip(input_ids, mask)]
+    # turn 1: two parallel calls; turn 2: a preamble, then its call (its first token "再" decides too);
+    # turn 3: the reasoning is not a decision, the answer's first token after </think> is
+    first_answer = tok.decode(encode(tok, "北京晴")[:1])
+    assert picked[0] == ["<tool_call>", "<tool_call>", tok.decode(encode(tok, "再")[:1]), "<tool_call>",
+                         first_answer]
+    assert picked[1] == [tok.decode(encode(tok, "你好!")[:1])]  # the no-call answer's first token
+    assert not (mask & (label_ids == -100)).any()  # only tokens the model writes
+    weights = decision_weights(input_ids, label_ids, tok, 5.0)
+    assert torch.equal(weights == 5.0, mask) and bool((weights[~mask] == 1.0).all())

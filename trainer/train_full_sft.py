@@ -37,7 +37,7 @@ if __package__ in (None, ""):
 import torch
 from tqdm import tqdm
 
-from dataset.lm_dataset import LengthGroupedSampler, SFTDataset, mix_in, sft_collate
+from dataset.lm_dataset import LengthGroupedSampler, SFTDataset, decision_weights, mix_in, sft_collate
 from model.model_minimind import count_parameters, save_minimind, weight_path
 from trainer.trainer_utils import (
     add_model_args, add_runtime_args, add_upstream_args, all_ranks_any, all_ranks_sum, autocast, barrier,
@@ -101,6 +101,13 @@ def parse_args(argv=None):
     parser.add_argument("--warmup_steps", type=int, default=50)
     parser.add_argument("--grad_clip", type=float, default=1.0)
     parser.add_argument(
+        "--decision_weight",
+        type=float,
+        default=1.0,
+        help="loss weight of the decision tokens: each answer's first token after its think block and "
+        "every <tool_call> (call a tool or write text); 1: the plain mean over label tokens",
+    )
+    parser.add_argument(
         "--ema_decay",
         type=float,
         default=0.0,
@@ -110,6 +117,8 @@ def parse_args(argv=None):
     add_runtime_args(parser, log_interval=25, eval_interval=250)
     add_upstream_args(parser, compiles=True)
     args = resolve_runtime(parser.parse_args(argv))
+    if args.decision_weight <= 0:
+        parser.error(f"--decision_weight {args.decision_weight}: must be > 0 (1 is the plain mean)")
     if not 0.0 <= args.ema_decay < 1.0:
         parser.error(f"--ema_decay {args.ema_decay}: must be in [0, 1) (0 turns it off)")
     return args
@@ -166,6 +175,7 @@ class SFTRun:
     out_path: str
     resume_path: str
     train_model: torch.nn.Module = None  # what the loss's forward goes through: DDP(model) or model
+    tokenizer: object = None  # finds the decision tokens (--decision_weight)
     step: int = 0
     start_epoch: int = 0
     skip_batches: int = 0
@@ -245,6 +255,7 @@ def setup(args) -> SFTRun:
         weight_path(*shape),
         resume_path(*shape),
     )
+    run.tokenizer = tokenizer
     if args.ema_decay > 0:
         run.ema = WeightEMA(model, args.ema_decay)
         run.ema_path = weight_path(args.save_dir, args.save_weight + "_ema", *shape[2:])
@@ -278,9 +289,13 @@ def backward_batch(run: SFTRun, batch_idx, sync: bool):
     samples = [run.train_set[i] for i in rank_share.indices]
     input_ids, labels = sft_collate(samples)
     input_ids, labels = input_ids.to(args.device), labels.to(args.device)
+    weights = None
+    if args.decision_weight != 1.0:
+        weights = decision_weights(input_ids, labels, run.tokenizer, args.decision_weight)
     with grad_sync(run.train_model, sync):
         with autocast(args.device, args.dtype):
-            loss = run.train_model(input_ids, labels=labels, return_logits=False).loss
+            loss = run.train_model(input_ids, labels=labels, return_logits=False,
+                                   label_weights=weights).loss
         if dist.enabled:
             # the model's loss is the mean over this rank's label tokens; the global batch's mean weighs
             # them by (this rank's tokens / all ranks' tokens), times W because DDP averages over ranks
