@@ -444,10 +444,12 @@ class MiniMindForCausalLM(MiniMindPreTrainedModel, GenerationMixin):
             shift_labels = labels[:, 1:].to(hidden.device)  # position t predicts token t+1
             keep = shift_labels != -100  # (B, T-1)
             picked = self.lm_head(hidden[:, :-1][keep]).float()  # (n_labels, V)
-            token_loss = F.cross_entropy(picked, shift_labels[keep], reduction="none")
-            if label_weights is not None:
-                token_loss = token_loss * label_weights[:, 1:].to(token_loss.device)[keep]
-            loss = token_loss.sum() / keep.sum().clamp(min=1)
+            if label_weights is None:
+                loss = F.cross_entropy(picked, shift_labels[keep], reduction="sum")
+            else:
+                loss = F.cross_entropy(picked, shift_labels[keep], reduction="none")
+                loss = (loss * label_weights[:, 1:].to(loss.device)[keep]).sum()
+            loss = loss / keep.sum().clamp(min=1)
             if aux_loss is not None:
                 loss = loss + self.config.router_aux_loss_coef * aux_loss
         logits = None
