@@ -84,6 +84,8 @@ def parse_args(argv=None):
     p.add_argument("--rft_learning_rate", type=float, default=2e-4, help="peak LR of the round's SFT")
     p.add_argument("--dpo_round", type=int, default=0, choices=[0, 1],
                    help="1: stage 5, one DPO round on the model's own right and failed trajectories")
+    p.add_argument("--dpo_rehearse", type=int, default=0, choices=[0, 1],
+                   help="1: stage 5 also learns 16 SFT conversations a step (train_dpo.py --rehearse_path)")
     p.add_argument("--stages", default=",".join(STAGES),
                    help="run only these stages, comma-separated (the others must have been run before)")
     p.add_argument("--use_compile", type=int, default=0, choices=[0, 1],
@@ -204,6 +206,8 @@ def stage_dpo(args, resume: bool):
     argv = shape_args(args) + ["--from_weight", start, "--save_weight", output_name(args, "dpo"),
                                "--save_dir", args.save_dir, "--data_path", pairs, "--seed", str(args.seed),
                                "--from_resume", str(int(resume and dpo_resume))]
+    if args.dpo_rehearse:
+        argv += ["--rehearse_path", "dataset/sft_agent.jsonl"]
     return train(dpo_args(argv))
 
 

@@ -9,7 +9,8 @@ import math
 import pytest
 import torch
 
-from dataset.lm_dataset import DataError, PreferenceDataset, encode_sft_conversation, tokenizer_fingerprint
+from dataset.lm_dataset import (DataError, PreferenceDataset, encode_sft_conversation, sft_collate,
+                                tokenizer_fingerprint)
 from model.model_minimind import save_minimind
 from scripts import rejection_sample as rs
 from trainer import train_dpo
@@ -170,18 +171,34 @@ def dpo_argv(tmp_path, data, save_dir, *extra):
             "--eval_interval", "0", *extra]
 
 
+def write_sft(path, n=5):
+    """n small conversations of different lengths, in the SFT format."""
+    with open(path, "w", encoding="utf-8") as f:
+        for i in range(n):
+            conv = [{"role": "user", "content": "hello " * (i + 1)},
+                    {"role": "assistant", "content": f"answer {i} " + "ok " * (2 * i + 1)}]
+            f.write(json.dumps({"conversations": conv}) + "\n")
+
+
+@pytest.mark.parametrize("rehearse", [False, True])
 def test_training_separates_the_pairs_and_a_resumed_run_equals_an_uninterrupted_one(tmp_path, tok,
-                                                                                       monkeypatch):
+                                                                                       monkeypatch, rehearse):
     data = tmp_path / "pairs.jsonl"
     write_pairs(data, sampled_pairs(tok).pairs)
     for d in ("a", "b"):
         (tmp_path / d).mkdir()
         save_minimind(tiny_model(), str(tmp_path / d / "start_64.pth"))
     common = ["--epochs", "3", "--learning_rate", "5e-3", "--sft_weight", "0", "--save_interval", "2"]
+    if rehearse:  # a resumed run must draw the same rehearsed conversations at each step
+        write_sft(tmp_path / "sft.jsonl")
+        common += ["--rehearse_path", str(tmp_path / "sft.jsonl"), "--rehearse_per_step", "2"]
     assert train_dpo.train(train_dpo.parse_args(dpo_argv(tmp_path, data, tmp_path / "a", *common)))
     log = [json.loads(line) for line in open(tmp_path / "a" / "full_sft_dpo_64_log.jsonl", encoding="utf-8")]
     steps = [r for r in log if "accuracy" in r]
     assert len(steps) == 6 and steps[-1]["accuracy"] == 1.0 and steps[-1]["margin"] > steps[0]["margin"]
+    assert all(("rehearse_nll" in r) == rehearse for r in steps)
+    if rehearse:
+        assert steps[-1]["rehearse_nll"] < steps[0]["rehearse_nll"]
 
     class Killed(Exception):
         pass
@@ -203,6 +220,34 @@ def test_training_separates_the_pairs_and_a_resumed_run_equals_an_uninterrupted_
     a = torch.load(tmp_path / "a" / "full_sft_dpo_64.pth")
     b = torch.load(tmp_path / "b" / "full_sft_dpo_64.pth")
     assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_rehearsal_adds_the_mean_token_nll_of_the_steps_conversations(tmp_path, tok):
+    """Micro-batches of different lengths add up to the gradient of one mean over all the step's label
+    tokens, times the weight; the draw depends on the step alone."""
+    data, sft = tmp_path / "pairs.jsonl", tmp_path / "sft.jsonl"
+    write_pairs(data, sampled_pairs(tok).pairs)
+    write_sft(sft)
+    save_minimind(tiny_model(), str(tmp_path / "start_64.pth"))
+    args = train_dpo.parse_args(dpo_argv(tmp_path, data, tmp_path, "--rehearse_path", str(sft),
+                                         "--rehearse_per_step", "3", "--rehearse_weight", "0.5"))
+    run = train_dpo.setup(args)
+    run.step = 4
+    drawn = train_dpo.rehearsal_batch(run)
+    assert len(set(drawn)) == 3 and drawn == train_dpo.rehearsal_batch(run)
+    run.step = 5
+    assert train_dpo.rehearsal_batch(run) != drawn or len(run.rehearse) == 3
+    run.step = 4
+    train_dpo.rehearse_step(run)  # micro_batch 1: three backward passes
+    got = {n: p.grad.clone() for n, p in run.model.named_parameters() if p.grad is not None}
+    run.model.zero_grad(set_to_none=True)
+    input_ids, labels = sft_collate([run.rehearse[i] for i in drawn], tok.pad_token_id)
+    (0.5 * run.model(input_ids, labels=labels).loss).backward()
+    want = {n: p.grad for n, p in run.model.named_parameters() if p.grad is not None}
+    assert got.keys() == want.keys()
+    for n in want:
+        torch.testing.assert_close(got[n], want[n], rtol=1e-4, atol=1e-6)
+    assert run.window["rehearse_nll"] == pytest.approx(run.model(input_ids, labels=labels).loss.item(), rel=1e-4)
 
 
 def test_validation_holds_out_whole_prompts():

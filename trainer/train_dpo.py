@@ -16,13 +16,16 @@ and (--divergent_turn_only 1, the default) nothing after the model turn where th
 before it they are the same, and after it the failed side answers other tool results, so its later turns
 may be right and should not take the blame.
 The NLL term on the right trajectory (as in iterative RPO, Pang et al., 2024) keeps its likelihood from
-falling while the margin grows. A tenth of the prompts are held out: their pairs' accuracy (margin > 0) and
-margin are the validation figures, per failure reason.
+falling while the margin grows. --rehearse_path adds, each step, the per-token NLL of a few conversations of
+the SFT data itself (as in the pretraining mix of InstructGPT's PPO-ptx, Ouyang et al., 2022): the pairs speak
+to a few decisions, and the rehearsal holds what they do not speak to where SFT left it.
+A tenth of the prompts are held out: their pairs' accuracy (margin > 0) and margin are the validation
+figures, per failure reason.
 
 Run (after SFT; scripts/cold_start.py --dpo_round 1 runs both steps as its last stage):
     python scripts/rejection_sample.py --weight full_sft --out out/rs.jsonl --pairs_out out/dpo_pairs.jsonl
     python trainer/train_dpo.py --from_weight full_sft --data_path out/dpo_pairs.jsonl \
-        --save_weight full_sft_dpo
+        --save_weight full_sft_dpo --rehearse_path dataset/sft_agent.jsonl   # with rehearsal
 Resume a killed run:
     python trainer/train_dpo.py --from_weight full_sft --data_path out/dpo_pairs.jsonl \
         --save_weight full_sft_dpo --from_resume 1
@@ -44,7 +47,7 @@ import torch
 import torch.nn.functional as F
 from tqdm import tqdm
 
-from dataset.lm_dataset import PreferenceDataset
+from dataset.lm_dataset import PreferenceDataset, SFTDataset, sft_collate
 from model.model_minimind import count_parameters, save_minimind, weight_path
 from trainer.rollout_engine import compute_per_token_logps
 from trainer.train_agent import Trajectory, build_train_batch
@@ -78,6 +81,13 @@ def parse_args(argv=None):
                              "differ (later turns follow different tool results; 0: whole trajectories)")
     parser.add_argument("--sft_weight", type=float, default=1.0,
                         help="weight of the per-token NLL of the right trajectory (0: plain DPO)")
+    parser.add_argument("--rehearse_path", default="",
+                        help="SFT conversations to keep learning beside the pairs (the start's own SFT data, "
+                             "e.g. dataset/sft_agent.jsonl); empty: none")
+    parser.add_argument("--rehearse_per_step", type=int, default=16,
+                        help="with --rehearse_path: conversations drawn a step (seeded by the step)")
+    parser.add_argument("--rehearse_weight", type=float, default=1.0,
+                        help="with --rehearse_path: weight of their per-token NLL in the step's loss")
     # --- optimisation ---
     parser.add_argument("--epochs", type=int, default=2, help="passes over the training pairs")
     parser.add_argument("--batch_size", type=int, default=16, help="pairs per step")
@@ -95,6 +105,9 @@ def parse_args(argv=None):
                      f"got {args.beta} and {args.sft_weight}")
     if args.batch_size < 1 or args.micro_batch < 1:
         parser.error("--batch_size and --micro_batch must be at least 1")
+    if args.rehearse_path and (args.rehearse_per_step < 1 or args.rehearse_weight < 0):
+        parser.error(f"--rehearse_per_step must be at least 1 and --rehearse_weight at least 0, "
+                     f"got {args.rehearse_per_step} and {args.rehearse_weight}")
     return args
 
 
@@ -205,6 +218,7 @@ class DPORun:
     skip_batches: int = 0
     log_file: object = None
     stop_signal: int | None = None
+    rehearse: SFTDataset | None = None  # --rehearse_path
     window: dict = field(default_factory=lambda: defaultdict(float))  # sums since the last log line
 
     def batches(self, epoch: int) -> list:
@@ -234,6 +248,10 @@ def setup(args) -> DPORun:
     shape = (args.save_dir, args.save_weight, args.hidden_size, bool(args.use_moe))
     run = DPORun(args, model, optimizer, pairs, ref, train_idx, val_idx, total_steps, weight_path(*shape),
                  resume_path(*shape))
+    if args.rehearse_path:
+        run.rehearse = SFTDataset(args.rehearse_path, tokenizer, args.max_total_len, args.skip_bad_lines)
+        print(f"rehearsal: {args.rehearse_per_step} of {len(run.rehearse)} conversations a step from "
+              f"{args.rehearse_path}, weight {args.rehearse_weight}")
     if args.from_resume:
         ckpt = load_resume(run.resume_path)
         model.load_state_dict(ckpt["model"])
@@ -274,6 +292,8 @@ def train_step(run: DPORun, batch_idx: list) -> float:
         w["chosen_reward"] += out.chosen_reward.sum().item()
         w["rejected_reward"] += out.rejected_reward.sum().item()
         w["nll"] += out.nll.sum().item()
+    if run.rehearse is not None:
+        rehearse_step(run)
     lr = cosine_lr(run.step, run.total_steps, args.learning_rate, args.warmup_steps)
     for group in run.optimizer.param_groups:
         group["lr"] = lr
@@ -286,6 +306,31 @@ def train_step(run: DPORun, batch_idx: list) -> float:
     run.step += 1
     run.window["lr"] = lr
     return grad_norm
+
+
+def rehearsal_batch(run: DPORun) -> list:
+    """The step's rehearsed conversations: drawn from the step number alone, so a resumed run draws the
+    same ones."""
+    rng = random.Random(run.args.seed * 1_000_003 + run.step)
+    k = min(run.args.rehearse_per_step, len(run.rehearse))
+    return rng.sample(range(len(run.rehearse)), k)
+
+
+def rehearse_step(run: DPORun):
+    """Backward of rehearse_weight * the mean per-token NLL of the step's rehearsed SFT conversations: the
+    pairs move a few decisions, and this keeps the rest of what SFT taught where it was."""
+    args = run.args
+    samples = [run.rehearse[i] for i in rehearsal_batch(run)]
+    n_labels = sum(sum(label != -100 for label in labels[1:]) for _, labels in samples)
+    for s in range(0, len(samples), args.micro_batch):
+        part = samples[s:s + args.micro_batch]
+        input_ids, labels = (t.to(args.device) for t in sft_collate(part, args.pad_token_id))
+        with autocast(args.device, args.dtype):
+            nll = run.model(input_ids, labels=labels, return_logits=False).loss  # mean over part's labels
+        share = (labels[:, 1:] != -100).sum().item() / max(1, n_labels)
+        (args.rehearse_weight * nll * share).backward()
+        run.window["rehearse_nll"] += nll.item() * share
+    run.window["rehearse_steps"] += 1
 
 
 @torch.no_grad()
@@ -327,6 +372,8 @@ def window_record(run: DPORun, grad_norm: float, t0: float) -> dict:
               "rejected_reward": round(w["rejected_reward"] / n, 4), "chosen_nll": round(w["nll"] / n, 4),
               "lr": w["lr"], "grad_norm": round(grad_norm, 3), "elapsed_s": round(time.time() - t0),
               "skipped_nonfinite": int(w["skipped_nonfinite"])}
+    if w["rehearse_steps"]:
+        record["rehearse_nll"] = round(w["rehearse_nll"] / w["rehearse_steps"], 4)
     run.window = defaultdict(float)
     return record
 
