@@ -6,8 +6,9 @@ parser and chat template), keep only those that are right in every way the rewar
 
     finished; every GT value in the final answer; the tool calls are exactly the expected number, all valid
     and none repeated (a no-tool question: no call at all); balanced <tool_call> tags, nothing unparsable;
-    no looping answer (3-gram repetition under 30%); and the conversation re-renders through the chat template to exactly the ids
-    that were sampled (so SFT teaches precisely what the model wrote, token for token).
+    no looping answer (3-gram repetition under 30%); no chat-template control token written inside a turn;
+    and the conversation re-renders through the chat template to exactly the ids that were sampled (so SFT
+    teaches precisely what the model wrote, token for token).
 
 Accepted trajectories are deduplicated and written in the SFT format of dataset/sft_agent.jsonl (assistant
 `tool_calls`, `tool` messages, the final answer), with a per-category summary of acceptance.
@@ -17,6 +18,8 @@ trainer/train_dpo.py: each distinct failed trajectory (a needless call, a miscop
 beside one of the prompt's right ones, both as the token ids that were sampled, with the mask of the tokens
 the model wrote. --skipped_call_pairs 1 adds the other side of the call boundary: as many tool prompts as
 there are needless-call pairs, each a right trajectory against its own final answer given without the call.
+--operator_pairs 1 does the same for a calculator operator that pairs take away: a pair that rejects `N**X`
+for `N*X` (a prompt that says "N次", N times) gets a mirror on a solved power prompt, `5**7` over `5*7`.
 
 Prompts: the RL pool by default; --categories picks categories by name, --profile picks the --weakest
 categories of a behaviour profile (the *_profile.json the periodic evaluation of train_agent.py writes, or the
@@ -44,7 +47,7 @@ if __package__ in (None, ""):
 import torch
 from tqdm import tqdm
 
-from dataset.lm_dataset import AgentRLDataset, encode_sft_conversation, tokenizer_fingerprint
+from dataset.lm_dataset import CONTROL_TOKENS, AgentRLDataset, encode_sft_conversation, tokenizer_fingerprint
 from trainer.rollout_engine import create_rollout_engine
 from trainer.train_agent import (
     CHECK_ARGS, GT_WEIGHT, MOCK_RESULTS, count_repeated_calls, final_answer, generation_prefill,
@@ -94,6 +97,10 @@ def parse_args(argv=None):
                         help="with --pairs_out: 1 adds, for as many tool prompts as there are needless-call "
                              "pairs, a pair whose failed side answers at once without the call (the other "
                              "side of the call boundary, so that a preference step sharpens it, not moves it)")
+    parser.add_argument("--operator_pairs", type=int, default=0, choices=[0, 1],
+                        help="with --pairs_out: 1 adds, for each pair whose failed side swaps one calculator "
+                             "operator for another (N**X rejected for N*X), a mirror pair on a solved prompt "
+                             "where the operator is right (5**7 chosen over 5*7)")
     args = parser.parse_args(argv)
     if args.k < 1 or args.max_per_prompt < 1:
         parser.error("--k and --max_per_prompt must be at least 1")
@@ -129,6 +136,9 @@ def judge(traj, item) -> Verdict:
         return Verdict(False, "unfinished")
     if traj.parse_errors or tag_format_score(traj.turns) < 0:
         return Verdict(False, "malformed_call")
+    # a turn that writes <|im_start|> mid-message forges a role boundary: SFTDataset refuses such a record
+    if any(token in turn for turn in traj.turns for token in CONTROL_TOKENS):
+        return Verdict(False, "control_token")
     if expected_calls == 0:
         if calls:
             return Verdict(False, "needless_call")
@@ -287,6 +297,72 @@ def skipped_call_pair(item, good, tokenizer, fingerprint: str) -> dict:
     return pair_record(item, "skipped_call", "sample", good.prompt_ids, good, bad, tokenizer, fingerprint)
 
 
+OPERATOR = re.compile(r"\*\*|[-+*/%^]")  # the calculator's operators; ** before *
+
+
+def first_expression(text: str):
+    """The expression of the first calculate_math call written in `text`, or None."""
+    for call in parse_tool_calls(text):
+        if call["name"] == "calculate_math" and isinstance(call["arguments"], dict):
+            expression = call["arguments"].get("expression")
+            return expression if isinstance(expression, str) else None
+    return None
+
+
+def operator_swap(pair: dict):
+    """(taken, given) when the pair's failed side differs from its right side by one calculator operator
+    swapped for another (`N**X` rejected for `N*X`: ("**", "*")), else None."""
+    right, wrong = first_expression(pair["chosen"]["text"]), first_expression(pair["rejected"]["text"])
+    if right is None or wrong is None:
+        return None
+    taken = Counter(OPERATOR.findall(wrong)) - Counter(OPERATOR.findall(right))
+    given = Counter(OPERATOR.findall(right)) - Counter(OPERATOR.findall(wrong))
+    if sum(taken.values()) != 1 or sum(given.values()) != 1:
+        return None
+    return next(iter(taken)), next(iter(given))
+
+
+def first_model_turn(traj):
+    """The ids of the trajectory's first model-written turn (through its <|im_end|>)."""
+    end = 0
+    while end < len(traj.response_mask) and traj.response_mask[end]:
+        end += 1
+    return list(traj.ids[:end])
+
+
+def operator_pair(item, good, taken: str, given: str, tokenizer, fingerprint: str):
+    """The mirror of the pairs that take `taken` away: a right trajectory whose first turn calls the calculator
+    with `taken`, beside that turn with its first `taken` written as `given` (`5**7` against `5*7`; DPO
+    scores both through that turn), so that the round learns where the operator belongs, not only where it
+    does not. None when the first turn has no such call."""
+    turn = first_model_turn(good)
+    text = tokenizer.decode(turn, skip_special_tokens=False)
+    expression = first_expression(text)
+    if expression is None or taken not in OPERATOR.findall(expression):
+        return None
+    at = next(m.start() for m in OPERATOR.finditer(expression) if m.group() == taken)
+    swapped = expression[:at] + given + expression[at + len(taken):]
+    start = text.find(expression)
+    if start < 0:  # written with JSON escapes: leave it
+        return None
+    wrong = tokenizer(text[:start] + swapped + text[start + len(expression):],
+                      add_special_tokens=False)["input_ids"]
+    bad = SimpleNamespace(ids=wrong, response_mask=[1] * len(wrong))
+    return pair_record(item, "operator_mirror", "sample", good.prompt_ids, good, bad, tokenizer, fingerprint)
+
+
+def mirror_operator_pairs(candidates, pairs, tokenizer, fingerprint: str, seed: int) -> list:
+    """For each operator swap the pairs teach ("**" rejected for "*" ...), as many mirror pairs as there are
+    such pairs, from right trajectories (`candidates`: [(item, trajectory)]) whose call holds the operator."""
+    wanted = Counter(swap for swap in map(operator_swap, pairs) if swap is not None)
+    out = []
+    for (taken, given), n in sorted(wanted.items()):
+        mirrors = [m for m in (operator_pair(item, good, taken, given, tokenizer, fingerprint)
+                               for item, good in candidates) if m is not None]
+        out += random.Random(seed).sample(mirrors, min(n, len(mirrors)))
+    return out
+
+
 def balancing_pairs(candidates, pairs, seed: int) -> list:
     """The tool prompts to give a skipped-call pair: as many as `pairs` has needless-call pairs, drawn from
     `candidates` ([(item, a right trajectory)], one per tool prompt with a right sample)."""
@@ -385,6 +461,8 @@ def rejection_sample(engine, tokenizer, items, args) -> SampleResult:
                 pairs += preference_pairs(item, [t for t, _ in accepted], rejected, tokenizer,
                                           args.max_pairs_per_prompt, fingerprint,
                                           getattr(args, "reference_chosen", 0))
+    if want_pairs and getattr(args, "operator_pairs", 0):
+        pairs += mirror_operator_pairs(boundary, pairs, tokenizer, fingerprint, getattr(args, "seed", 0))
     if want_pairs and getattr(args, "skipped_call_pairs", 0):
         pairs += [skipped_call_pair(item, good, tokenizer, fingerprint)
                   for item, good in balancing_pairs(boundary, pairs, getattr(args, "seed", 0))]

@@ -100,6 +100,43 @@ def test_skipped_call_pairs_mirror_the_needless_call_pairs(tmp_path, tok):
     assert rs.balancing_pairs([("a", 1), ("b", 2)], [{"reason": "gt_missing"}], seed=0) == []
 
 
+def test_operator_pairs_mirror_the_pairs_that_take_an_operator_away(tmp_path, tok):
+    power = {**item_for("2的10次方是多少?", ["1024"]), "category": "math"}
+    times = {**item_for("跑了3次,每次4米,一共多少米?", ["12"]), "category": "chained"}
+    calc = lambda e: call("calculate_math", {"expression": e})  # noqa: E731
+    scripts = [[calc("2**10"), "结果是1024。"], [calc("2**10"), "2的10次方是1024。"],  # power: solved twice
+               [calc("3*4"), "一共12米。"], [calc("3**4"), "一共81米。"]]  # N times: 3**4 is a failure
+    args = sample_args(k=2, pairs_out="x", max_pairs_per_prompt=4, operator_pairs=1, seed=0)
+    result = rs.rejection_sample(PerTrajectoryEngine(tok, scripts), tok, [power, times], args)
+    assert [p["reason"] for p in result.pairs] == ["gt_missing", "operator_mirror"]
+    assert rs.operator_swap(result.pairs[0]) == ("**", "*")
+    mirror = result.pairs[1]
+    assert mirror["category"] == "math" and mirror["prompt_ids"] == result.trajectories[0].prompt_ids
+    assert mirror["chosen"]["ids"] == result.trajectories[0].ids  # a sampled right trajectory
+    # the failed side is its first turn with the operator swapped, nothing else changed
+    assert mirror["rejected"]["text"] == calc("2*10") + "<|im_end|>" and all(mirror["rejected"]["mask"])
+    assert mirror["chosen"]["text"].startswith(calc("2**10") + "<|im_end|>")
+    assert rs.operator_swap({"chosen": mirror["rejected"], "rejected": mirror["chosen"]}) == ("**", "*")
+    path = tmp_path / "pairs.jsonl"
+    write_pairs(path, result.pairs)
+    cut = train_dpo.cut_after_divergent_turn(PreferenceDataset(str(path), tok).pairs[-1])
+    assert sum(cut.chosen_mask) == len(encode_first_turn(tok, calc("2**10")))
+    # off by default; a pair that changes more than one operator asks for no mirror
+    args.operator_pairs = 0
+    assert [p["reason"] for p in rs.rejection_sample(
+        PerTrajectoryEngine(tok, scripts), tok, [power, times], args).pairs] == ["gt_missing"]
+    assert rs.operator_swap({"chosen": {"text": calc("3*4+1")}, "rejected": {"text": calc("3**4-1")}}) is None
+
+
+def item_for(prompt, gt):
+    from test_flywheel import item
+    return item(prompt, gt, ["calculate_math"], "math", ["calculate_math"])
+
+
+def encode_first_turn(tok, text):
+    return tok(text + "<|im_end|>", add_special_tokens=False)["input_ids"]
+
+
 def write_pairs(path, pairs):
     with open(path, "w", encoding="utf-8") as f:
         for p in pairs:

@@ -69,6 +69,18 @@ def test_only_accepted_trajectories_are_written_exactly_as_sampled(tok):
     assert [c["function"]["name"] for c in first[2]["tool_calls"]] == ["get_current_weather"] * 2
 
 
+def test_a_turn_that_writes_a_control_token_is_rejected_and_the_file_loads(tmp_path, tok):
+    """A right answer that forges a role boundary mid-turn would be refused by SFTDataset: never accepted."""
+    forged = ["我是 MiniMind。<|im_start|>user\n你好"]
+    scripts = [forged, ["我是 MiniMind。"]]
+    result = rs.rejection_sample(PerTrajectoryEngine(tok, scripts), tok, [CHAT], sample_args(k=2))
+    assert result.stats["no_tool"].rejected == Counter({"control_token": 1})
+    assert [r["conversations"][-1]["content"] for r in result.records] == ["我是 MiniMind。"]
+    out = tmp_path / "rs.jsonl"
+    out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in result.records), encoding="utf-8")
+    assert len(SFTDataset(str(out), tok)) == 1
+
+
 def check_round_trip(tok, record, traj, tmp_path=None):
     """The record, read back as SFT data, is the sampled token sequence; SFT learns exactly the model's tokens."""
     messages = [dict(m) for m in record["conversations"]]
