@@ -86,6 +86,9 @@ def parse_args(argv=None):
                    help="1: stage 5, one DPO round on the model's own right and failed trajectories")
     p.add_argument("--dpo_rehearse", type=int, default=0, choices=[0, 1],
                    help="1: stage 5 also learns 16 SFT conversations a step (train_dpo.py --rehearse_path)")
+    p.add_argument("--dpo_operator_pairs", type=int, default=0, choices=[0, 1],
+                   help="1: stage 5's pairs also mirror each calculator operator they take away "
+                        "(rejection_sample.py --operator_pairs)")
     p.add_argument("--stages", default=",".join(STAGES),
                    help="run only these stages, comma-separated (the others must have been run before)")
     p.add_argument("--use_compile", type=int, default=0, choices=[0, 1],
@@ -202,7 +205,8 @@ def stage_dpo(args, resume: bool):
         rejection_sample(shape_args(args) + ["--weight", start, "--save_dir", args.save_dir,
                                              "--k", "8", "--batch_prompts", "16", "--seed", str(args.seed),
                                              "--out", os.path.join(args.save_dir, f"{args.prefix}dpo_accepted.jsonl"),
-                                             "--pairs_out", pairs])
+                                             "--pairs_out", pairs,
+                                             "--operator_pairs", str(args.dpo_operator_pairs)])
     argv = shape_args(args) + ["--from_weight", start, "--save_weight", output_name(args, "dpo"),
                                "--save_dir", args.save_dir, "--data_path", pairs, "--seed", str(args.seed),
                                "--from_resume", str(int(resume and dpo_resume))]

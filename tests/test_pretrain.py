@@ -214,10 +214,15 @@ def test_cold_start_dpo_round_reads_the_last_checkpoint_and_writes_full_sft(tmp_
     assert sampled[1][sampled[1].index("--weight") + 1] == "full_sft_rft"
     assert trained[2][1].data_path == pairs == str(tmp_path / "dpo_pairs.jsonl")
     assert trained[2][1].rehearse_path == ""  # no rehearsal unless asked
+    assert sampled[1][sampled[1].index("--operator_pairs") + 1] == "0"  # nor mirror pairs
 
     trained.clear()  # --dpo_rehearse 1: the round also learns the SFT data the data stage wrote
     cold_start.main(["--save_dir", str(tmp_path / "r"), "--dpo_round", "1", "--dpo_rehearse", "1"])
     assert trained[-1][0] == "dpo" and trained[-1][1].rehearse_path == "dataset/sft_agent.jsonl"
+    sampled.clear()
+    cold_start.main(["--save_dir", str(tmp_path / "o"), "--dpo_round", "1", "--dpo_operator_pairs", "1"])
+    argv = sampled[-1]
+    assert argv[argv.index("--operator_pairs") + 1] == "1" and "--pairs_out" in argv
 
     sampled.clear(), trained.clear()  # DPO only, resumed after its sampling: the pairs are kept
     cold_start.main(["--save_dir", str(tmp_path / "b"), "--dpo_round", "1"])
