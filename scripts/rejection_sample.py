@@ -47,7 +47,8 @@ if __package__ in (None, ""):
 import torch
 from tqdm import tqdm
 
-from dataset.lm_dataset import CONTROL_TOKENS, AgentRLDataset, encode_sft_conversation, tokenizer_fingerprint
+from dataset.lm_dataset import (CONTROL_TOKENS, AgentRLDataset, encode, encode_sft_conversation,
+                                tokenizer_fingerprint)
 from trainer.rollout_engine import create_rollout_engine
 from trainer.train_agent import (
     CHECK_ARGS, GT_WEIGHT, MOCK_RESULTS, count_repeated_calls, final_answer, generation_prefill,
@@ -345,8 +346,7 @@ def operator_pair(item, good, taken: str, given: str, tokenizer, fingerprint: st
     start = text.find(expression)
     if start < 0:  # written with JSON escapes: leave it
         return None
-    wrong = tokenizer(text[:start] + swapped + text[start + len(expression):],
-                      add_special_tokens=False)["input_ids"]
+    wrong = encode(tokenizer, text[:start] + swapped + text[start + len(expression):])
     bad = SimpleNamespace(ids=wrong, response_mask=[1] * len(wrong))
     return pair_record(item, "operator_mirror", "sample", good.prompt_ids, good, bad, tokenizer, fingerprint)
 
