@@ -65,6 +65,9 @@ def parse_args(argv=None):
                         "(make_agent_data.py)")
     p.add_argument("--word_topics", type=int, default=0, choices=(0, 1),
                    help="1: no_tool questions also ask about topics that hold a tool's word (make_agent_data.py)")
+    p.add_argument("--max_count", type=int, default=40,
+                   help="largest count of items in a chained SFT request (make_agent_data.py; 40: the "
+                        "shipped data)")
     p.add_argument("--n_pretrain_docs", type=int, default=100_000, help="pretraining documents")
     p.add_argument("--quantity_drills", type=float, default=0.0,
                    help="weight of the pretraining quantity drills (make_pretrain_data.py --quantity_weight)")
@@ -85,8 +88,9 @@ def parse_args(argv=None):
     p.add_argument("--rft_learning_rate", type=float, default=2e-4, help="peak LR of the round's SFT")
     p.add_argument("--dpo_round", type=int, default=0, choices=[0, 1],
                    help="1: stage 5, one DPO round on the model's own right and failed trajectories")
-    p.add_argument("--dpo_rehearse", type=int, default=0, choices=[0, 1],
-                   help="1: stage 5 also learns 16 SFT conversations a step (train_dpo.py --rehearse_path)")
+    p.add_argument("--dpo_rehearse", type=int, default=0, choices=[0, 1, 2],
+                   help="stage 5 also learns 16 conversations a step (train_dpo.py --rehearse_path): 1 of the "
+                        "SFT data, 2 of the round's own right trajectories (0: none)")
     p.add_argument("--dpo_operator_pairs", type=int, default=0, choices=[0, 1],
                    help="1: stage 5's pairs also mirror each calculator operator they take away "
                         "(rejection_sample.py --operator_pairs)")
@@ -147,7 +151,7 @@ def stage_data(args, resume: bool):
 
     make_agent_data(["--n_sft", str(args.n_sft), "--seed", str(args.seed),
                      "--quantity_rate", str(args.quantity_rate), "--state_numbers", str(args.state_numbers),
-                     "--word_topics", str(args.word_topics)])
+                     "--word_topics", str(args.word_topics), "--max_count", str(args.max_count)])
     make_pretrain_data(["--n_docs", str(args.n_pretrain_docs), "--quantity_weight", str(args.quantity_drills)])
 
 
@@ -202,17 +206,17 @@ def stage_dpo(args, resume: bool):
 
     dpo_resume = checkpoint_exists(args, output_name(args, "dpo"))
     start, pairs = dpo_start(args), dpo_pairs_path(args)
-    if not (resume and os.path.exists(pairs)):
+    accepted = os.path.join(args.save_dir, f"{args.prefix}dpo_accepted.jsonl")
+    if not (resume and os.path.exists(pairs) and os.path.exists(accepted)):
         rejection_sample(shape_args(args) + ["--weight", start, "--save_dir", args.save_dir,
                                              "--k", "8", "--batch_prompts", "16", "--seed", str(args.seed),
-                                             "--out", os.path.join(args.save_dir, f"{args.prefix}dpo_accepted.jsonl"),
-                                             "--pairs_out", pairs,
+                                             "--out", accepted, "--pairs_out", pairs,
                                              "--operator_pairs", str(args.dpo_operator_pairs)])
     argv = shape_args(args) + ["--from_weight", start, "--save_weight", output_name(args, "dpo"),
                                "--save_dir", args.save_dir, "--data_path", pairs, "--seed", str(args.seed),
                                "--from_resume", str(int(resume and dpo_resume))]
-    if args.dpo_rehearse:
-        argv += ["--rehearse_path", "dataset/sft_agent.jsonl"]
+    if args.dpo_rehearse:  # 1: the SFT data; 2: the trajectories the sampling above accepted
+        argv += ["--rehearse_path", "dataset/sft_agent.jsonl" if args.dpo_rehearse == 1 else accepted]
     return train(dpo_args(argv))
 
 

@@ -92,6 +92,11 @@ def parse_args(argv=None):
                    help="1: SFT and RL no_tool questions also ask about topics that hold a tool's word "
                         "(NO_TOOL_WORD_TOPICS: 天气谚语, time management, ...), which need no call, each in its "
                         "split's templates (0: the shipped data)")
+    p.add_argument("--max_count", type=int, default=MAX_COUNT,
+                   help=f"largest count of items in a chained price or total request of the SFT data "
+                        f"('33 items at 155 GBP'; {MAX_COUNT}: the shipped data; SFT only). The RL prompts "
+                        f"and the held-out sets always draw counts up to {MAX_COUNT}, so a larger value "
+                        f"gives SFT more two-digit counts to copy, never a held-out one")
     p.add_argument("--n_rl", type=int, default=2000, help="number of RL prompts in the shipped sample")
     p.add_argument("--n_rl_pool", type=int, default=20_000,
                    help="number of RL prompts in the training pool (agent_rl_pool.jsonl, not shipped)")
@@ -100,6 +105,8 @@ def parse_args(argv=None):
     args = p.parse_args(argv)
     if not 0.0 <= args.quantity_rate <= 1.0:
         p.error(f"--quantity_rate {args.quantity_rate}: a share, from 0 to 1")
+    if args.max_count < 2:
+        p.error(f"--max_count {args.max_count}: a count of items, at least 2")
     return args
 
 
@@ -111,6 +118,7 @@ THINKING_RATE = 0.15     # share of SFT conversations whose assistant turns carr
 PREFACE_RATE = 0.2       # share of tool-calling turns that say a few words instead of empty content
 EVAL_POOL_SHARE = 6      # one number in six belongs to the eval pool (see is_eval_number) ...
 ALWAYS_TRAIN = 10        # ... except -10..10, too common to hold out
+MAX_COUNT = 40           # chained requests count 2..MAX_COUNT items (the held-out sets always take 40)
 MATH_BANNED = (256, 37)  # operands of the default test prompt 256×37 (another script has it built in)
 UNIT_BANNED = (100,)     # value of the default test prompt 100 km -> miles
 
@@ -201,6 +209,7 @@ class Ctx:
     quantity_rate: float = 0.0  # share of SFT requests in a quantity frame, where a table has them
     state_numbers: int = 0  # calculator turns first list the question's numbers: 1 chained ones, 2 all
     word_topics: bool = False  # no_tool questions also come from NO_TOOL_WORD_TOPICS (SFT and RL prompts)
+    max_count: int = MAX_COUNT  # largest count of items in a chained price or total request
 
     def template(self, table, lang):
         """A user template of this split; train prompts of a table with framed templates (SHARED_FRAMES)
@@ -637,7 +646,7 @@ def make_chain_money(ctx, lang):
 
 def make_chain_price(ctx, lang):
     """get_exchange_rate(USD, CNY) -> 7.21 -> calculate_math("25*4*7.21"): a price times a count, converted"""
-    price, n = ctx.draw(lambda: (ctx.rng.randint(2, 500), ctx.rng.randint(2, 40)))
+    price, n = ctx.draw(lambda: (ctx.rng.randint(2, 500), ctx.rng.randint(2, ctx.max_count)))
     (src, dst), first = exchange_call(ctx, lang, codes_only_en=True)
     rate = first.result["rate"]
     user = ctx.template(CHAIN_PRICE_Q, lang).format(price=price, n=n, src=src, dst=dst)
@@ -651,7 +660,8 @@ def make_chain_price(ctx, lang):
 def make_chain_total(ctx, lang):
     """calculate_math("12*8") -> 96 -> unit_converter(96, kg, pounds): add up, then convert"""
     src, dst = ctx.rng.choice(LENGTH_WEIGHT_PAIRS)
-    q, n = ctx.draw(lambda: (ctx.rng.randint(2, 500), ctx.rng.randint(2, 40)), banned=UNIT_BANNED)
+    q, n = ctx.draw(lambda: (ctx.rng.randint(2, 500), ctx.rng.randint(2, ctx.max_count)),
+                  banned=UNIT_BANNED)
     s, d = unit_label(ctx, src, lang), unit_label(ctx, dst, lang)
     user = ctx.template(CHAIN_TOTAL_Q, lang).format(q=q, n=n, src=s, dst=d)
     numbers = in_user_order(user, [q, n]) if ctx.state_numbers else [str(q), str(n)]
@@ -1212,12 +1222,12 @@ def main(argv=None):
     dev = build_eval(Ctx(dev_rng, "rl", "train"), eval_jobs(dev_rng, "rl", EVAL_PER_SKILL)) \
         if "eval_toolcall_dev.jsonl" in wanted else []
     seen, val, sft, rl, pool = set(), [], [], [], []
-    q, say, word = args.quantity_rate, args.state_numbers, bool(args.word_topics)
+    q, say, word, most = args.quantity_rate, args.state_numbers, bool(args.word_topics), args.max_count
     if wanted & {"sft_agent.jsonl", "sft_agent_val.jsonl"}:  # val first: SFT redraws what val holds
-        val = build_split(Ctx(val_rng, "sft", "train", q, say, word), args.n_sft_val, SFT_WEIGHTS, sft_record,
-                          seen)
-        sft = build_split(Ctx(rng("sft"), "sft", "train", q, say, word), args.n_sft, SFT_WEIGHTS, sft_record,
-                          seen)
+        val = build_split(Ctx(val_rng, "sft", "train", q, say, word, most), args.n_sft_val, SFT_WEIGHTS,
+                          sft_record, seen)
+        sft = build_split(Ctx(rng("sft"), "sft", "train", q, say, word, most), args.n_sft, SFT_WEIGHTS,
+                          sft_record, seen)
     if "agent_rl.jsonl" in wanted:
         rl = build_split(Ctx(rng("rl"), "rl", "train", word_topics=word), args.n_rl, RL_WEIGHTS, rl_record)
     if "agent_rl_pool.jsonl" in wanted:

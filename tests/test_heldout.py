@@ -342,6 +342,31 @@ def test_state_numbers_2_lists_a_single_calculator_calls_numbers_and_changes_not
     assert chained.steps[1].say.startswith("Numbers in the question")  # 2 includes 1
 
 
+def test_max_count_widens_the_training_counts_only(tmp_path):
+    """--max_count: the chained price and total requests of the SFT split count up to it, never a
+    held-out number; the RL prompts and the held-out sets are the same files whatever it is."""
+    import random
+
+    wide = data.Ctx(random.Random(5), "sft", "train", max_count=99)
+    narrow = data.Ctx(random.Random(5), "sft", "train")
+    counts = {"wide": [], "narrow": []}
+    for i in range(300):
+        make, lang = (data.make_chain_price, data.make_chain_total)[i % 2], data.LANGS[(i // 2) % 2]
+        for name, ctx in (("wide", wide), ("narrow", narrow)):
+            sample = make(ctx, lang)
+            assert str(sample.values[1]) in sample.user
+            counts[name].append(sample.values[1])  # [price or quantity, count]
+    assert max(counts["narrow"]) <= data.MAX_COUNT < max(counts["wide"]) <= 99
+    assert not any(data.is_eval_number(n) for n in counts["wide"] + counts["narrow"])
+    files = ["agent_rl.jsonl", "eval_toolcall.jsonl", "eval_toolcall_seen.jsonl"]
+    for most in (40, 99):
+        data.main(["--out_dir", str(tmp_path / str(most)), "--max_count", str(most), "--only", *files])
+    for name in files:
+        assert (tmp_path / "40" / name).read_bytes() == (tmp_path / "99" / name).read_bytes()
+    with pytest.raises(SystemExit):
+        data.parse_args(["--max_count", "1"])
+
+
 def test_numbers_in_reads_separators_and_decimals():
     assert data.numbers_in("1,250 USD, and 3.5 kg; 12个") == ["1250", "3.5", "12"]
     assert data.in_user_order("每样462澳元,共33样", [33, 462]) == ["462", "33"]

@@ -219,6 +219,10 @@ def test_cold_start_dpo_round_reads_the_last_checkpoint_and_writes_full_sft(tmp_
     trained.clear()  # --dpo_rehearse 1: the round also learns the SFT data the data stage wrote
     cold_start.main(["--save_dir", str(tmp_path / "r"), "--dpo_round", "1", "--dpo_rehearse", "1"])
     assert trained[-1][0] == "dpo" and trained[-1][1].rehearse_path == "dataset/sft_agent.jsonl"
+    trained.clear()  # --dpo_rehearse 2: the round's own right trajectories, the file its sampling wrote
+    cold_start.main(["--save_dir", str(tmp_path / "a"), "--dpo_round", "1", "--dpo_rehearse", "2"])
+    accepted = sampled[-1][sampled[-1].index("--out") + 1]
+    assert trained[-1][1].rehearse_path == accepted == str(tmp_path / "a" / "dpo_accepted.jsonl")
     sampled.clear()
     cold_start.main(["--save_dir", str(tmp_path / "o"), "--dpo_round", "1", "--dpo_operator_pairs", "1"])
     argv = sampled[-1]
@@ -272,3 +276,18 @@ def test_use_compile_without_a_compiler_says_so(monkeypatch):
     monkeypatch.setattr(trainer_utils.shutil, "which", lambda name: None)
     with pytest.raises(trainer_utils.CompileUnavailable, match="--use_compile 1: .* C\\+\\+ compiler"):
         trainer_utils.compile_for_training(model, 1, "cpu")
+
+
+def test_cold_start_data_stage_passes_the_generator_flags(tmp_path, monkeypatch):
+    """Stage 1 hands --state_numbers and --max_count to make_agent_data.py (the defaults: the shipped data)."""
+    from scripts import cold_start, make_agent_data, make_pretrain_data
+    calls = []
+    monkeypatch.setattr(make_agent_data, "main", lambda argv: calls.append(argv))
+    monkeypatch.setattr(make_pretrain_data, "main", lambda argv: None)
+    for stage in ("pretrain", "sft"):
+        monkeypatch.setitem(cold_start.RUNNERS, stage, lambda args, resume: True)
+    cold_start.main(["--save_dir", str(tmp_path / "d"), "--state_numbers", "2", "--max_count", "99"])
+    cold_start.main(["--save_dir", str(tmp_path / "e")])
+    wide, default = (make_agent_data.parse_args(argv) for argv in calls)
+    assert (wide.state_numbers, wide.max_count) == (2, 99)
+    assert (default.state_numbers, default.max_count) == (0, make_agent_data.MAX_COUNT)
