@@ -101,6 +101,9 @@ def parse_args(argv=None):
                         "needs a C++ compiler)")
     p.add_argument("--save_dir", default="out")
     p.add_argument("--seed", type=int, default=42)
+    p.add_argument("--data_seed", type=int, default=None,
+                   help="seed of make_agent_data.py (default: --seed); another training draw on the same data "
+                        "is --seed S --data_seed 42")
     p.add_argument("--from_resume", type=int, default=0, choices=[0, 1])
     args = p.parse_args(argv)
     args.stages = [s.strip() for s in args.stages.split(",") if s.strip()]
@@ -149,7 +152,8 @@ def stage_data(args, resume: bool):
     from scripts.make_agent_data import main as make_agent_data
     from scripts.make_pretrain_data import main as make_pretrain_data
 
-    make_agent_data(["--n_sft", str(args.n_sft), "--seed", str(args.seed),
+    data_seed = args.seed if args.data_seed is None else args.data_seed
+    make_agent_data(["--n_sft", str(args.n_sft), "--seed", str(data_seed),
                      "--quantity_rate", str(args.quantity_rate), "--state_numbers", str(args.state_numbers),
                      "--word_topics", str(args.word_topics), "--max_count", str(args.max_count)])
     make_pretrain_data(["--n_docs", str(args.n_pretrain_docs), "--quantity_weight", str(args.quantity_drills)])

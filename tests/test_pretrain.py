@@ -279,7 +279,8 @@ def test_use_compile_without_a_compiler_says_so(monkeypatch):
 
 
 def test_cold_start_data_stage_passes_the_generator_flags(tmp_path, monkeypatch):
-    """Stage 1 hands --state_numbers and --max_count to make_agent_data.py (the defaults: the shipped data)."""
+    """Stage 1 hands --state_numbers, --max_count and the data seed to make_agent_data.py (the defaults: the
+    shipped data)."""
     from scripts import cold_start, make_agent_data, make_pretrain_data
     calls = []
     monkeypatch.setattr(make_agent_data, "main", lambda argv: calls.append(argv))
@@ -288,6 +289,9 @@ def test_cold_start_data_stage_passes_the_generator_flags(tmp_path, monkeypatch)
         monkeypatch.setitem(cold_start.RUNNERS, stage, lambda args, resume: True)
     cold_start.main(["--save_dir", str(tmp_path / "d"), "--state_numbers", "2", "--max_count", "99"])
     cold_start.main(["--save_dir", str(tmp_path / "e")])
-    wide, default = (make_agent_data.parse_args(argv) for argv in calls)
+    cold_start.main(["--save_dir", str(tmp_path / "f"), "--seed", "7", "--data_seed", "42"])
+    cold_start.main(["--save_dir", str(tmp_path / "g"), "--seed", "7"])
+    wide, default, other_draw, seven = (make_agent_data.parse_args(argv) for argv in calls)
     assert (wide.state_numbers, wide.max_count) == (2, 99)
-    assert (default.state_numbers, default.max_count) == (0, make_agent_data.MAX_COUNT)
+    assert (default.state_numbers, default.max_count, default.seed) == (0, make_agent_data.MAX_COUNT, 42)
+    assert (other_draw.seed, seven.seed) == (42, 7)  # --data_seed, else --seed
