@@ -101,9 +101,10 @@ def parse_args(argv=None):
                         "needs a C++ compiler)")
     p.add_argument("--save_dir", default="out")
     p.add_argument("--seed", type=int, default=42)
-    p.add_argument("--data_seed", type=int, default=None,
-                   help="seed of make_agent_data.py (default: --seed); another training draw on the same data "
-                        "is --seed S --data_seed 42")
+    p.add_argument("--sft_seed", type=int, default=None,
+                   help="seed of SFT and the rounds after it, their training and sampling (default: --seed, "
+                        "which seeds the data and the pretraining): another SFT draw from the same data and "
+                        "pretraining")
     p.add_argument("--from_resume", type=int, default=0, choices=[0, 1])
     args = p.parse_args(argv)
     args.stages = [s.strip() for s in args.stages.split(",") if s.strip()]
@@ -132,6 +133,11 @@ def dpo_start(args) -> str:
     return output_name(args, "rft" if args.rft_round else "sft")
 
 
+def sft_seed(args) -> int:
+    """The seed of stages 3-5 (--sft_seed, else --seed)."""
+    return args.seed if args.sft_seed is None else args.sft_seed
+
+
 def shape_args(args) -> list:
     out = []
     if args.hidden_size:
@@ -152,8 +158,7 @@ def stage_data(args, resume: bool):
     from scripts.make_agent_data import main as make_agent_data
     from scripts.make_pretrain_data import main as make_pretrain_data
 
-    data_seed = args.seed if args.data_seed is None else args.data_seed
-    make_agent_data(["--n_sft", str(args.n_sft), "--seed", str(data_seed),
+    make_agent_data(["--n_sft", str(args.n_sft), "--seed", str(args.seed),
                      "--quantity_rate", str(args.quantity_rate), "--state_numbers", str(args.state_numbers),
                      "--word_topics", str(args.word_topics), "--max_count", str(args.max_count)])
     make_pretrain_data(["--n_docs", str(args.n_pretrain_docs), "--quantity_weight", str(args.quantity_drills)])
@@ -175,7 +180,7 @@ def stage_sft(args, resume: bool):
     argv = trainer_args(args) + ["--from_weight", f"{args.prefix}pretrain", "--save_weight", sft_name(args),
                                  "--save_dir", args.save_dir, "--epochs", str(args.sft_epochs),
                                  "--max_steps", str(args.sft_steps), "--learning_rate", str(args.sft_learning_rate),
-                                 "--warmup_steps", str(args.sft_warmup), "--seed", str(args.seed),
+                                 "--warmup_steps", str(args.sft_warmup), "--seed", str(sft_seed(args)),
                                  "--ema_decay", str(args.sft_ema_decay), "--from_resume", str(int(resume))]
     return train(sft_args(argv))
 
@@ -192,13 +197,13 @@ def stage_rft(args, resume: bool):
     if not (resume and os.path.exists(samples)):
         rejection_sample(shape_args(args) + ["--weight", start, "--save_dir", args.save_dir,
                                              "--k", str(args.rft_k), "--batch_prompts", "16",
-                                             "--seed", str(args.seed), "--out", samples])
+                                             "--seed", str(sft_seed(args)), "--out", samples])
     argv = trainer_args(args) + ["--from_weight", start, "--save_weight", output_name(args, "rft"),
                                  "--save_dir", args.save_dir, "--data_path", samples,
                                  "--mix_path", "dataset/sft_agent.jsonl", "--mix_ratio", "0.5",
                                  "--epochs", str(args.rft_epochs), "--learning_rate", str(args.rft_learning_rate),
                                  "--warmup_steps", "10", "--eval_interval", "50", "--save_best", "0",
-                                 "--seed", str(args.seed), "--from_resume", str(int(resume and sft_resume))]
+                                 "--seed", str(sft_seed(args)), "--from_resume", str(int(resume and sft_resume))]
     return train(sft_args(argv))
 
 
@@ -213,11 +218,11 @@ def stage_dpo(args, resume: bool):
     accepted = os.path.join(args.save_dir, f"{args.prefix}dpo_accepted.jsonl")
     if not (resume and os.path.exists(pairs) and os.path.exists(accepted)):
         rejection_sample(shape_args(args) + ["--weight", start, "--save_dir", args.save_dir,
-                                             "--k", "8", "--batch_prompts", "16", "--seed", str(args.seed),
+                                             "--k", "8", "--batch_prompts", "16", "--seed", str(sft_seed(args)),
                                              "--out", accepted, "--pairs_out", pairs,
                                              "--operator_pairs", str(args.dpo_operator_pairs)])
     argv = shape_args(args) + ["--from_weight", start, "--save_weight", output_name(args, "dpo"),
-                               "--save_dir", args.save_dir, "--data_path", pairs, "--seed", str(args.seed),
+                               "--save_dir", args.save_dir, "--data_path", pairs, "--seed", str(sft_seed(args)),
                                "--from_resume", str(int(resume and dpo_resume))]
     if args.dpo_rehearse:  # 1: the SFT data; 2: the trajectories the sampling above accepted
         argv += ["--rehearse_path", "dataset/sft_agent.jsonl" if args.dpo_rehearse == 1 else accepted]

@@ -278,20 +278,30 @@ def test_use_compile_without_a_compiler_says_so(monkeypatch):
         trainer_utils.compile_for_training(model, 1, "cpu")
 
 
-def test_cold_start_data_stage_passes_the_generator_flags(tmp_path, monkeypatch):
-    """Stage 1 hands --state_numbers, --max_count and the data seed to make_agent_data.py (the defaults: the
-    shipped data)."""
-    from scripts import cold_start, make_agent_data, make_pretrain_data
-    calls = []
-    monkeypatch.setattr(make_agent_data, "main", lambda argv: calls.append(argv))
+def test_cold_start_passes_the_generator_flags_and_the_seeds(tmp_path, monkeypatch):
+    """Stage 1 hands --state_numbers and --max_count to make_agent_data.py (the defaults: the shipped data);
+    --seed seeds the data and the pretraining, --sft_seed (default --seed) SFT and the rounds after it."""
+    from scripts import cold_start, make_agent_data, make_pretrain_data, rejection_sample
+    from trainer import train_dpo, train_full_sft, train_pretrain
+    made, trained = [], []
+
+    def fake_sample(argv):
+        trained.append(("sample", int(argv[argv.index("--seed") + 1])))
+        for flag in ("--out", "--pairs_out"):
+            open(argv[argv.index(flag) + 1], "w").close()
+
+    monkeypatch.setattr(make_agent_data, "main", lambda argv: made.append(argv))
     monkeypatch.setattr(make_pretrain_data, "main", lambda argv: None)
-    for stage in ("pretrain", "sft"):
-        monkeypatch.setitem(cold_start.RUNNERS, stage, lambda args, resume: True)
+    monkeypatch.setattr(rejection_sample, "main", fake_sample)
+    for module, name in ((train_pretrain, "pretrain"), (train_full_sft, "sft"), (train_dpo, "dpo")):
+        monkeypatch.setattr(module, "train", lambda args, name=name: trained.append((name, args.seed)))
     cold_start.main(["--save_dir", str(tmp_path / "d"), "--state_numbers", "2", "--max_count", "99"])
     cold_start.main(["--save_dir", str(tmp_path / "e")])
-    cold_start.main(["--save_dir", str(tmp_path / "f"), "--seed", "7", "--data_seed", "42"])
-    cold_start.main(["--save_dir", str(tmp_path / "g"), "--seed", "7"])
-    wide, default, other_draw, seven = (make_agent_data.parse_args(argv) for argv in calls)
+    wide, default = (make_agent_data.parse_args(argv) for argv in made)
     assert (wide.state_numbers, wide.max_count) == (2, 99)
     assert (default.state_numbers, default.max_count, default.seed) == (0, make_agent_data.MAX_COUNT, 42)
-    assert (other_draw.seed, seven.seed) == (42, 7)  # --data_seed, else --seed
+
+    made.clear(), trained.clear()
+    cold_start.main(["--save_dir", str(tmp_path / "f"), "--sft_seed", "7", "--dpo_round", "1"])
+    assert make_agent_data.parse_args(made[0]).seed == 42
+    assert trained == [("pretrain", 42), ("sft", 7), ("sample", 7), ("dpo", 7)]
