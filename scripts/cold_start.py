@@ -7,7 +7,9 @@ preference (DPO) round. It makes the checkpoint agent RL starts from.
     python scripts/cold_start.py --rft_round 1      # with stage 4, about 21 minutes more
     python scripts/cold_start.py --rft_round 1 --stages rft   # only the round, on an existing full_sft_r0
     python scripts/cold_start.py --dpo_round 1      # with stage 5, about 8 minutes more
-    python scripts/cold_start.py --state_numbers 2 --dpo_round 1 --dpo_operator_pairs 1   # best on v2 so far
+    python scripts/cold_start.py --state_numbers 2 --dpo_round 1 --dpo_operator_pairs 1 --dpo_rehearse 2
+                                                    # the best cold starts on v2 so far: 0.933-0.947
+    python scripts/cold_start.py --sft_seed 7       # another SFT draw on seed 42's data and pretraining
     python scripts/cold_start.py --use_compile 1    # training steps through torch.compile (needs a C++ compiler)
 
 Stages (each prints its own progress bar with an ETA):
