@@ -142,6 +142,47 @@ def test_a_tool_that_hangs_in_c_code_is_killed_at_its_timeout(monkeypatch):
     assert execute_tool("calculate_math", {"expression": "2+2"}) == {"result": "4"}
 
 
+def _slow_weather(args):
+    time.sleep(0.6)
+    return {"location": args["location"], "temperature": "28°C"}
+
+
+def test_sigterm_lets_a_call_in_flight_finish_and_ends_an_idle_worker():
+    """A stopped run (`timeout`, `kill -- -PGID`) sends SIGTERM to the whole process group, tool workers
+    included. The call a worker holds is answered with its real result, so the trainer's last step is not
+    scored on broken calls; then the worker exits, as an idle one does at once."""
+    import multiprocessing
+    import signal
+    import threading
+
+    from trainer.tool_runner import ToolRunner
+
+    runner = ToolRunner({"weather": _slow_weather})
+    try:
+        answer, before = {}, {p.pid for p in multiprocessing.active_children()}
+        thread = threading.Thread(target=lambda: answer.update(runner.call("weather", {"location": "x"}, 5.0)))
+        thread.start()
+        deadline = time.time() + 5
+        while not runner.conns and time.time() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.2)  # the worker holds the call now
+        busy = [p for p in multiprocessing.active_children() if p.pid not in before]
+        assert len(busy) == 1 and busy[0].name == "tool-worker"
+        os.kill(busy[0].pid, signal.SIGTERM)
+        thread.join(timeout=5)
+        assert answer == {"location": "x", "temperature": "28°C"}
+        busy[0].join(timeout=3)
+        assert not busy[0].is_alive()  # it finished the call, then exited
+        idle = runner._start()
+        time.sleep(0.2)
+        os.kill(idle[0].pid, signal.SIGTERM)
+        idle[0].join(timeout=3)
+        assert not idle[0].is_alive()
+        runner._kill(idle)
+    finally:
+        runner.close()
+
+
 def test_tool_failures_come_back_as_errors(monkeypatch):
     monkeypatch.setitem(MOCK_RESULTS, "translate_text", lambda args: 1 / 0)
     monkeypatch.setitem(MOCK_RESULTS, "get_current_time", lambda args: {"big": "x" * 100000})

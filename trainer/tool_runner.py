@@ -35,35 +35,52 @@ def _run_tool(registry, name, args):
         return result
 
 
+class _Stop(Exception):
+    """SIGTERM reached an idle worker: it exits."""
+
+
 def _tool_worker(conn, registry, inherited, parent_pid):
-    """Body of a tool worker process: run calls until the pipe closes or the parent dies. Any failure
-    becomes an error object."""
+    """Body of a tool worker process: run calls until the pipe closes, the parent dies or SIGTERM comes.
+    Any failure becomes an error object."""
     # Ctrl-C reaches the whole process group; the trainer finishes its step (with these workers) before it
-    # exits, so workers ignore it. SIGTERM ends a worker (not the trainer's handler, inherited by the fork).
+    # exits, so workers ignore it. SIGTERM reaches the group too when a run is stopped (`timeout`, `kill --
+    # -PGID`): a call in flight is finished and answered first, so the trainer's last step reads real results
+    # (the trainer's own handler, inherited by the fork, is replaced; a timed-out call is killed by SIGKILL).
+    busy, stop = [False], [False]
+
+    def on_term(signum, frame):
+        if not busy[0]:
+            raise _Stop
+        stop[0] = True
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, on_term)
     for other in inherited:  # the parent's pipe ends a fork copied: held here, no pipe would ever see EOF
         other.close()
-    while True:
-        try:
-            while not conn.poll(PARENT_CHECK_S):
-                if os.getppid() != parent_pid:  # the parent died (killed -9: no EOF if a fd leaked)
-                    return
-            payload = conn.recv()
-        except (EOFError, OSError):
-            return
-        try:
-            name, args = json.loads(payload)
-            result = _run_tool(registry, name, args)
-            if not isinstance(result, dict):
-                result = {"result": result}
-            reply = json.dumps(result, ensure_ascii=False)
-        except Exception as e:  # a bug in a tool must not kill the worker; the model sees what happened
-            reply = json.dumps({"error": f"tool failed: {type(e).__name__}"})
-        try:
-            conn.send(reply)
-        except (OSError, ValueError):
-            return
+    try:
+        while not stop[0]:
+            _serve_one(conn, registry, parent_pid, busy)
+    except (_Stop, EOFError, OSError, ValueError):
+        return
+
+
+def _serve_one(conn, registry, parent_pid, busy):
+    """Wait for one call and answer it (busy while a call is held). Raises EOFError when the parent is gone."""
+    busy[0] = False
+    while not conn.poll(PARENT_CHECK_S):
+        if os.getppid() != parent_pid:  # the parent died (killed -9: no EOF if a fd leaked)
+            raise EOFError
+    busy[0] = True
+    payload = conn.recv()
+    try:
+        name, args = json.loads(payload)
+        result = _run_tool(registry, name, args)
+        if not isinstance(result, dict):
+            result = {"result": result}
+        reply = json.dumps(result, ensure_ascii=False)
+    except Exception as e:  # a bug in a tool must not kill the worker; the model sees what happened
+        reply = json.dumps({"error": f"tool failed: {type(e).__name__}"})
+    conn.send(reply)
 
 
 class ToolRunner:
