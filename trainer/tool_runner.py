@@ -65,7 +65,7 @@ def _tool_worker(conn, registry, inherited, parent_pid):
 
 
 def _serve_one(conn, registry, parent_pid, busy):
-    """Wait for one call and answer it (busy while a call is held). Raises EOFError when the parent is gone."""
+    """Wait for one call and answer it (busy while a call is held). EOFError: the parent is gone."""
     busy[0] = False
     while not conn.poll(PARENT_CHECK_S):
         if os.getppid() != parent_pid:  # the parent died (killed -9: no EOF if a fd leaked)
