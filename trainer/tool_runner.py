@@ -35,7 +35,7 @@ def _run_tool(registry, name, args):
         return result
 
 
-class _Stop(Exception):
+class _Stop(BaseException):  # not an Exception: no `except Exception` may swallow it
     """SIGTERM reached an idle worker: it exits."""
 
 
