@@ -62,9 +62,9 @@ def parse_args(argv=None):
     p.add_argument("--n_sft", type=int, default=40_000, help="distinct SFT conversations")
     p.add_argument("--quantity_rate", type=float, default=0.0,
                    help="share of SFT currency and unit requests in a quantity frame (make_agent_data.py)")
-    p.add_argument("--state_numbers", type=int, default=0, choices=(0, 1, 2),
-                   help="1: chained calculator turns first list the question's numbers; 2: single ones too "
-                        "(make_agent_data.py)")
+    p.add_argument("--state_numbers", type=int, default=0, choices=(0, 1, 2, 3),
+                   help="1: chained calculator turns first list the question's numbers; 2: single ones too; "
+                        "3: as 2, with each number's role in price and total requests (make_agent_data.py)")
     p.add_argument("--word_topics", type=int, default=0, choices=(0, 1),
                    help="1: no_tool questions also ask about topics that hold a tool's word (make_agent_data.py)")
     p.add_argument("--max_count", type=int, default=40,

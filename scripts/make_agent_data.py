@@ -84,10 +84,11 @@ def parse_args(argv=None):
     p.add_argument("--quantity_rate", type=float, default=0.0,
                    help="share of SFT currency and unit requests asked in a quantity frame, around an amount "
                         "or a count of items alike (QUANTITY_FRAMES; 0: none, the shipped data)")
-    p.add_argument("--state_numbers", type=int, default=0, choices=(0, 1, 2),
+    p.add_argument("--state_numbers", type=int, default=0, choices=(0, 1, 2, 3),
                    help="1: a chained calculator turn first writes the numbers of the question, in the order "
                         "the user wrote them, and the expression takes them in that order; 2: single "
-                        "calculator calls too (SFT only; 0: the shipped data)")
+                        "calculator calls too; 3: as 2, and a price or total request names each number's "
+                        "role ('count 36, price 446') (SFT only; 0: the shipped data)")
     p.add_argument("--word_topics", type=int, default=0, choices=(0, 1),
                    help="1: SFT and RL no_tool questions also ask about topics that hold a tool's word "
                         "(NO_TOOL_WORD_TOPICS: 天气谚语, time management, ...), which need no call, each in its "
@@ -207,7 +208,8 @@ class Ctx:
     phrasing: str
     pool: str
     quantity_rate: float = 0.0  # share of SFT requests in a quantity frame, where a table has them
-    state_numbers: int = 0  # calculator turns first list the question's numbers: 1 chained ones, 2 all
+    state_numbers: int = 0  # calculator turns first list the question's numbers: 1 chained ones, 2 all,
+    # 3 all, with the role of each number of a price or total request
     word_topics: bool = False  # no_tool questions also come from NO_TOOL_WORD_TOPICS (SFT and RL prompts)
     max_count: int = MAX_COUNT  # largest count of items in a chained price or total request
 
@@ -595,20 +597,34 @@ def in_user_order(user, values) -> list:
     return found if sorted(found) == sorted(given) else given
 
 
-def state_numbers(lang, numbers, rate=None) -> str:
+# --state_numbers 3: the word before each number of a price or total request, (Chinese, English)
+ROLE_WORDS = {"price": ("单价", "price"), "each": ("每份", "each"), "count": ("数量", "count")}
+
+
+def state_numbers(lang, numbers, rate=None, roles=None) -> str:
     """A calculator turn's first words with --state_numbers: the question's numbers (and the rate), so that
-    the expression is copied from the line right above it."""
+    the expression is copied from the line right above it; with roles, each number after its role's word."""
+    if roles:
+        numbers = [f"{ROLE_WORDS[role][0 if lang == 'zh' else 1]} {n}" for role, n in zip(roles, numbers)]
     listed = tr(lang, "、", ", ").join(numbers)
     rate_part = "" if rate is None else tr(lang, f";汇率 {rate}", f"; rate {rate}")
     return tr(lang, f"题中的数:{listed}{rate_part}。", f"Numbers in the question: {listed}{rate_part}.")
 
 
-def times_rate(ctx, lang, user, values, rate, canonical) -> tuple:
+def user_roles(ctx, user, values, roles) -> tuple:
+    """The numbers in the user's order, and their roles in that order (None below --state_numbers 3)."""
+    numbers = in_user_order(user, values)
+    if ctx.state_numbers < 3 or not roles:
+        return numbers, None
+    return numbers, list(roles) if numbers == [str(v) for v in values] else list(reversed(roles))
+
+
+def times_rate(ctx, lang, user, values, rate, canonical, roles=None) -> tuple:
     """The chained calculator call after get_exchange_rate: (expression, what the turn says first)."""
     if not ctx.state_numbers:
         return canonical, ""
-    numbers = in_user_order(user, values)
-    return "*".join(numbers + [str(rate)]), state_numbers(lang, numbers, rate)
+    numbers, ordered = user_roles(ctx, user, values, roles)
+    return "*".join(numbers + [str(rate)]), state_numbers(lang, numbers, rate, ordered)
 
 
 def chain(lang, user, first, second, goal, got, answer, values=(), say=("", "")):
@@ -650,7 +666,8 @@ def make_chain_price(ctx, lang):
     (src, dst), first = exchange_call(ctx, lang, codes_only_en=True)
     rate = first.result["rate"]
     user = ctx.template(CHAIN_PRICE_Q, lang).format(price=price, n=n, src=src, dst=dst)
-    expression, say = times_rate(ctx, lang, user, [price, n], rate, f"{price}*{n}*{rate}")
+    expression, say = times_rate(ctx, lang, user, [price, n], rate, f"{price}*{n}*{rate}",
+                                 roles=("price", "count"))
     second = call("calculate_math", {"expression": expression})
     answer = ctx.answer(CHAIN_PRICE_A, lang, n=n, dst=dst, rate=rate, total=second.result["result"])
     goal = tr(lang, f"知道{n}件单价{price}{src}的东西合多少{dst}", f"know what {n} items at {price} {src} cost in {dst}")
@@ -664,8 +681,10 @@ def make_chain_total(ctx, lang):
                   banned=UNIT_BANNED)
     s, d = unit_label(ctx, src, lang), unit_label(ctx, dst, lang)
     user = ctx.template(CHAIN_TOTAL_Q, lang).format(q=q, n=n, src=s, dst=d)
-    numbers = in_user_order(user, [q, n]) if ctx.state_numbers else [str(q), str(n)]
-    say = state_numbers(lang, numbers) if ctx.state_numbers else ""
+    numbers, roles = [str(q), str(n)], None
+    if ctx.state_numbers:
+        numbers, roles = user_roles(ctx, user, [q, n], ("each", "count"))
+    say = state_numbers(lang, numbers, roles=roles) if ctx.state_numbers else ""
     first = call("calculate_math", {"expression": "*".join(numbers)})
     total = first.result["result"]
     second = call("unit_converter", {"value": int(total), "from_unit": src, "to_unit": dst})

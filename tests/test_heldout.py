@@ -342,6 +342,37 @@ def test_state_numbers_2_lists_a_single_calculator_calls_numbers_and_changes_not
     assert chained.steps[1].say.startswith("Numbers in the question")  # 2 includes 1
 
 
+def test_state_numbers_3_names_each_numbers_role_and_changes_nothing_else():
+    """--state_numbers 3: a price or total request's turn writes each number after its role ("count 36, price
+    446", in the user's order), the role of the number the template put there; everything else, the
+    expression included, is what mode 2 writes."""
+    import random
+
+    three = data.Ctx(random.Random(5), "sft", "train", state_numbers=3)
+    two = data.Ctx(random.Random(5), "sft", "train", state_numbers=2)
+    roles = {"price": ("price", "count"), "total": ("each", "count")}
+    makers = {"price": data.make_chain_price, "total": data.make_chain_total}
+    count_first = 0
+    for i in range(400):
+        kind, lang = ("price", "total")[i % 2], data.LANGS[(i // 2) % 2]
+        a, b = makers[kind](three, lang), makers[kind](two, lang)
+        assert a.user == b.user and a.gt == b.gt and [s.calls for s in a.steps] == [s.calls for s in b.steps]
+        step = next(s for s in a.steps if s.calls[0].name == "calculate_math")
+        plain = next(s for s in b.steps if s.calls[0].name == "calculate_math")
+        words = {data.ROLE_WORDS[r][0 if lang == "zh" else 1]: r for r in roles[kind]}
+        listed = step.say.split(":", 1)[1].split(";")[0].strip().rstrip("。.").replace("、", ", ").split(", ")
+        labelled = [item.split(" ") for item in listed]
+        assert [n for _, n in labelled] == data.numbers_in(b.user), (a.user, step.say)
+        # each word names the number the generator drew for that role (values: [price or each, count])
+        assert {words[w]: int(n) for w, n in labelled} == dict(zip(roles[kind], a.values)), (a.user, step.say)
+        unlabelled = step.say
+        for word, n in labelled:
+            unlabelled = unlabelled.replace(f"{word} {n}", n, 1)
+        assert unlabelled == plain.say
+        count_first += words[labelled[0][0]] == "count"
+    assert 0 < count_first < 400  # both orders occur, and each keeps its roles
+
+
 def test_max_count_widens_the_training_counts_only(tmp_path):
     """--max_count: the chained price and total requests of the SFT split count up to it, never a
     held-out number; the RL prompts and the held-out sets are the same files whatever it is."""
