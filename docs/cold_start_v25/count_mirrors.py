@@ -21,9 +21,9 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
 from dataset.lm_dataset import encode_sft_conversation, parse_conversation, tokenizer_fingerprint  # noqa: E402
+from scripts.make_agent_data import MAX_COUNT  # noqa: E402  the SFT data's largest count of items
 from trainer.trainer_utils import TOKENIZER_DIR, load_tokenizer  # noqa: E402
 
-MAX_COUNT = 40  # the SFT data's largest count of items
 LISTED = re.compile(r"^(题中的数:|Numbers in the question: )(.*?)([;;].*)$", re.S)
 
 
@@ -62,10 +62,10 @@ def relist(content: str, change, lang_sep: str):
         return content
     numbers = [n for n in re.split(r"、|, ", m.group(2)) if n]
     kind, number = change
-    if kind == "drop":
-        numbers.remove(number) if number in numbers else None
-    else:
+    if kind == "add":
         numbers.append(number)
+    elif number in numbers:
+        numbers.remove(number)
     return m.group(1) + lang_sep.join(numbers) + m.group(3)
 
 

@@ -12,7 +12,6 @@ and the expected expression with the same replacement.
 A case counts as right when one of its calculator calls evaluates to the expected expression's value (the
 calculator of trainer/calculator.py, so the operands may come in any order).
 """
-import hashlib
 import json
 import random
 import re
@@ -21,15 +20,12 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
+from scripts.make_agent_data import is_eval_number  # noqa: E402
 from trainer.calculator import evaluate_expression  # noqa: E402
 from trainer.tool_runner import ToolError  # noqa: E402
 
 NUM = re.compile(r"(?<![\d.])\d+(?![\d.])")  # whole integers, not the parts of a decimal
 HELD_OUT_COUNTS = {"33", "35", "36", "38", "39", "41", "59"}  # the eval pool's numbers up to 59
-
-
-def is_eval_number(x: int) -> bool:  # scripts/make_agent_data.py's split
-    return abs(x) > 10 and int(hashlib.md5(str(x).encode()).hexdigest(), 16) % 6 == 0
 
 
 def build(cases_path="dataset/eval_toolcall.jsonl", seed=1):
