@@ -70,7 +70,7 @@ from trainer.trainer_utils import (
 # settings that differ between the full benchmark and the smoke run; a flag given explicitly wins
 MIN_TRAJECTORIES = 64  # per rollout shape, by default
 FULL = {"shapes": "2x4,8x8,16x8", "max_gen_len": 256, "max_turns": 3, "peak_sizes": "2048,4096", "peak_repeats": 5,
-        "rl_steps": 2, "sft_steps": 3, "sft_batch_size": 16, "sft_compile": 1, "rounds": 0}
+        "rl_steps": 2, "sft_steps": 12, "sft_batch_size": 16, "sft_compile": 1, "rounds": 0}
 QUICK = {"shapes": "2x4", "max_gen_len": 16, "max_turns": 2, "peak_sizes": "256", "peak_repeats": 2,
          "rl_steps": 1, "sft_steps": 1, "sft_batch_size": 4, "sft_compile": 0, "rounds": 1}
 
