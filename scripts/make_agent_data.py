@@ -55,6 +55,7 @@ sys.path.insert(0, ROOT)
 from trainer.train_agent import (  # noqa: E402
     DEFAULT_TIMEZONE, LOCATION_HINTS, TOOLS_BY_NAME, execute_tool,
 )
+from scripts.make_natural_set import fold, natural_prompts  # noqa: E402
 from dataset.agent_phrasings import (  # noqa: E402  the phrasing tables
     SYSTEM_PROMPTS, PREFACES, CITY_NAMES, WEATHER_CITIES, TIME_PLACES, TIMEZONES, CITY_TIMEZONES,
     CURRENCY_NAMES, CURRENCY_PAIRS, UNIT_NAMES, LENGTH_WEIGHT_PAIRS, UNIT_PAIRS, UNIT_RANGES, LANGUAGE_NAMES,
@@ -1179,6 +1180,11 @@ def offered_names(conversations):
 
 def run_checks(sft, val, rl, evals, seen_evals, dev=()):
     """Every check of the built rows; `rl` holds every RL row (the shipped sample and the pool)."""
+    natural = natural_prompts()  # the hand-written test set (dataset/eval_natural.jsonl): never a prompt here
+    for sample, _ in [row for rows in (sft, val, rl, evals, seen_evals, dev) for row in rows]:
+        if fold(sample.user) in natural:
+            raise DataCheckError(f"prompt {sample.user!r} is a request of the natural test set "
+                                 "(dataset/eval_natural.jsonl); draw another")
     for rows in (sft, val):
         for sample, record in rows:
             conv = record["conversations"]
