@@ -4,7 +4,11 @@ native API that RL rollouts use, so `train_agent.py --rollout_engine sglang` can
 
     POST /v1/chat/completions   messages (incl. assistant tool_calls and tool messages), tools, temperature, top_p,
                                 max_tokens, stream, open_thinking / chat_template_kwargs
-    GET  /v1/models
+    GET  /v1/models             every checkpoint served (--weight agent full_sft serves two)
+    GET  /v1/tools              the tool world's schemas and an example request per tool
+    POST /v1/tools/execute      {"name", "arguments"} -> the tool world's result (execute_tool), for a client
+                                that runs the tool loop itself, as the chat page does
+    GET  /                      the chat page: ask, watch each call and its result, read the answer
     POST /generate              SGLang's: input_ids (one list or a batch) or text, sampling_params (one dict or one
                                 per prompt), return_logprob -> output_ids, text, meta_info (finish_reason,
                                 prompt_tokens, completion_tokens, output_token_logprobs)
@@ -19,6 +23,7 @@ under softmax(logits / T), as SGLang's are.
 
 Run:
     python scripts/serve_openai_api.py --weight agent            # http://127.0.0.1:8998/v1
+    python scripts/serve_openai_api.py --weight agent full_sft   # and the chat page at http://127.0.0.1:8998/
 Then any OpenAI client works, e.g.:
     python scripts/eval_toolcall.py --backend api --api_base_url http://127.0.0.1:8998/v1
 Or, standing in for an SGLang server, RL rollouts:
@@ -44,7 +49,7 @@ if __package__ in (None, ""):
 import torch
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, StreamingResponse
+from fastapi.responses import HTMLResponse, JSONResponse, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from safetensors import SafetensorError
 from starlette.concurrency import run_in_threadpool
@@ -53,7 +58,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from dataset.lm_dataset import encode, render
 from model.model_minimind import load_model_dir, weight_path
 from trainer.rollout_engine import KVBuffer, TorchRolloutEngine, sample_next
-from trainer.train_agent import parse_tool_call_body
+from trainer.train_agent import TOOLS, execute_tool, parse_tool_call_body
 from trainer.trainer_utils import (
     TOKENIZER_DIR, add_model_args, autocast, default_dtype, init_model, model_source, resolve_device,
 )
@@ -63,6 +68,17 @@ MAX_JSON_DEPTH = 64  # a body nested deeper is refused before it is parsed (the 
 MAX_GENERATE_PROMPTS = 256  # prompts one /generate call may carry
 MIN_TEMPERATURE = 1e-4  # below this, logits / T overflow: sampling is greedy
 MAX_STOP_STRINGS = 4  # as OpenAI
+CHAT_PAGE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "chat.html")
+# one request per tool for the chat page to offer (the last: a chained request, call -> result -> next call)
+EXAMPLES = {
+    "calculate_math": "What is 1234 * 56?",
+    "unit_converter": "把 42 公里换算成英里",
+    "get_current_weather": "北京现在天气怎么样?",
+    "get_current_time": "What time is it in Tokyo right now?",
+    "get_exchange_rate": "How many CNY is one USD worth today?",
+    "translate_text": "请把“机器学习很有趣”翻译成英文",
+    "chained": "我有 200 美元,按现在的汇率能换多少人民币?",
+}
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -133,6 +149,11 @@ class SamplingParams(BaseModel):
     ignore_eos: bool = False
     skip_special_tokens: bool = True
     no_stop_trim: bool = False
+
+
+class ToolRequest(BaseModel):
+    name: str = Field(min_length=1, max_length=100)
+    arguments: str | dict[str, Any] = "{}"
 
 
 class UpdateWeightsRequest(BaseModel):
@@ -337,12 +358,15 @@ class StreamParser:
                         out.append(("content", "<tool_call>" + self.buffer))
                         self.buffer = ""
                     break
-                call = parse_tool_call_body(self.buffer[:end].strip())
+                body = self.buffer[:end]
+                call = parse_tool_call_body(body.strip())
                 self.buffer = self.buffer[end + len("</tool_call>"):]
                 self.in_call = False
                 if call is not None:
                     self.calls.append(call)
                     out.append(("tool_call", call))
+                else:  # not a usable call: the client sees what the model wrote
+                    self._emit(out, "<tool_call>" + body + "</tool_call>")
                 continue
             tag = "</think>" if self.thinking else "<tool_call>"
             pos = self.buffer.find(tag)
@@ -599,11 +623,17 @@ class Authorize:
 
 
 def create_app(model, tokenizer, model_name="minimind", device="cpu", dtype="float32", max_concurrent=2,
-               model_path="", api_key=None, allow_weight_updates=False):
+               model_path="", api_key=None, allow_weight_updates=False, more_models=None):
     """The app. With api_key, every endpoint but /health wants `Authorization: Bearer <api_key>`. Weight
     updates (POST /update_weights_from_disk loads any directory the server can read) need the key, or
-    allow_weight_updates for a server only a trainer can reach."""
+    allow_weight_updates for a server only a trainer can reach. more_models: {name: (model, path)} served
+    beside the first, chosen by the request's `model` (the SGLang routes use the first)."""
     gen = Generator(model, tokenizer, device, dtype, max_concurrent, model_path)
+    gens = {model_name: gen}
+    for name, (other, path) in (more_models or {}).items():
+        gens[name] = gen if other is model else Generator(other, tokenizer, device, dtype, max_concurrent, path)
+    with open(CHAT_PAGE, encoding="utf-8") as f:
+        chat_page = f.read()
     app = FastAPI(title="MiniMind OpenAI-compatible API")
 
     app.add_middleware(BodyLimit, max_bytes=MAX_BODY_BYTES)
@@ -629,8 +659,29 @@ def create_app(model, tokenizer, model_name="minimind", device="cpu", dtype="flo
 
     @app.get("/v1/models")
     def models():
-        return {"object": "list", "data": [{"id": model_name, "object": "model", "created": 0,
-                                            "owned_by": "minimind"}]}
+        return {"object": "list", "data": [{"id": name, "object": "model", "created": 0, "owned_by": "minimind"}
+                                           for name in gens]}
+
+    @app.get("/")
+    def page():
+        return HTMLResponse(chat_page)
+
+    @app.get("/v1/tools")
+    def tools():
+        return {"tools": TOOLS, "examples": EXAMPLES}
+
+    @app.post("/v1/tools/execute")
+    def run_tool(req: ToolRequest):
+        arguments = req.arguments
+        if isinstance(arguments, str):
+            try:
+                arguments = json.loads(arguments) if arguments.strip() else {}
+            except json.JSONDecodeError as e:
+                raise BadRequest(f"arguments: not JSON ({e.msg} at character {e.pos})") from None
+        t0 = time.perf_counter()
+        result = execute_tool(req.name, arguments)  # never raises: failures come back as {"error", "hint"}
+        return {"name": req.name, "result": result, "duration_ms": round((time.perf_counter() - t0) * 1000, 1),
+                "content": json.dumps(result, ensure_ascii=False)}  # the tool message, as training writes it
 
     @app.get("/health")
     def health():
@@ -655,10 +706,11 @@ def create_app(model, tokenizer, model_name="minimind", device="cpu", dtype="flo
 
     @app.post("/v1/chat/completions")
     async def chat(req: ChatRequest, request: Request):
-        if req.model is not None and req.model != model_name:
+        gen = gens.get(req.model if req.model is not None else model_name)
+        if gen is None:
             return error_response(404, f"The model '{req.model}' does not exist; this server serves "
-                                  f"'{model_name}'", param="model", kind="invalid_request_error",
-                                  code="model_not_found")
+                                  + ", ".join(f"'{n}'" for n in gens), param="model",
+                                  kind="invalid_request_error", code="model_not_found")
         if req.n != 1:
             raise BadRequest(f"n: this server returns one choice per request (n=1), got {req.n}")
         messages = to_template_messages(req)
@@ -835,10 +887,12 @@ def parse_args(argv=None):
     parser = argparse.ArgumentParser(description="OpenAI-compatible server for a MiniMind checkpoint")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8998)
-    parser.add_argument("--weight", default="agent", help="out/{weight}_{hidden}[_moe].pth, or a .pth path")
+    parser.add_argument("--weight", nargs="+", default=["agent"],
+                        help="out/{weight}_{hidden}[_moe].pth, or a .pth path; several: each served under its "
+                             "name (the chat page offers them all)")
     parser.add_argument("--save_dir", default="out")
     parser.add_argument("--load_from", default=None, help="a transformers model directory instead of --weight")
-    parser.add_argument("--model_name", default="minimind", help="the id /v1/models reports")
+    parser.add_argument("--model_name", default="minimind", help="the id the first model answers to")
     parser.add_argument("--max_concurrent", type=int, default=2, help="generations running at once")
     parser.add_argument("--api_key", default=os.environ.get("MINIMIND_API_KEY"),
                         help="require 'Authorization: Bearer <key>' (default: $MINIMIND_API_KEY; none: open)")
@@ -853,17 +907,39 @@ def parse_args(argv=None):
     return args
 
 
-def main(argv=None):
-    import uvicorn
+def served_name(weight: str) -> str:
+    """The id a checkpoint is served under: its weight name, or a .pth file's name without the suffix."""
+    return os.path.basename(weight)[:-4] if weight.endswith(".pth") else os.path.basename(weight.rstrip("/"))
 
-    args = parse_args(argv)
+
+def build_app(args):
+    """The app for parsed arguments: the first --weight (or --load_from) answers to --model_name and to its
+    own name; every further --weight to its name."""
+    first, *others = args.weight
+    args.weight = first
     source = model_source(args)
     model, tokenizer = init_model(args, source, args.save_dir, args.device)
     if not os.path.isdir(source) and not source.endswith(".pth"):
         source = weight_path(args.save_dir, source, args.hidden_size, bool(args.use_moe))
+    more = {served_name(first if not args.load_from else source): (model, source)}
+    for weight in others:
+        other, _ = init_model(args, weight, args.save_dir, args.device)
+        path = weight if weight.endswith(".pth") else \
+            weight_path(args.save_dir, weight, args.hidden_size, bool(args.use_moe))
+        more[served_name(weight)] = (other, path)
+    more.pop(args.model_name, None)
     app = create_app(model, tokenizer, args.model_name, args.device, args.dtype, args.max_concurrent, source,
-                     args.api_key, args.allow_weight_updates)
-    print(f"serving {source} as '{args.model_name}' on http://{args.host}:{args.port}/v1")
+                     args.api_key, args.allow_weight_updates, more)
+    return app, [args.model_name, *more]
+
+
+def main(argv=None):
+    import uvicorn
+
+    args = parse_args(argv)
+    app, names = build_app(args)
+    print(f"serving {', '.join(names)} on http://{args.host}:{args.port}/v1; the chat page at "
+          f"http://{args.host}:{args.port}/")
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
 
 

@@ -432,3 +432,51 @@ def test_a_json_syntax_error_says_so_without_a_byte_offset_for_a_field(tok):
         server.should_exit = True
     assert status == 400 and reply["error"]["param"] == "body"
     assert reply["error"]["message"].startswith("the request body is not valid JSON")
+
+
+# --- the chat page's routes: the tool world over HTTP, several checkpoints, malformed calls as text ---------
+
+def test_the_chat_page_and_the_tool_routes(tok):
+    import urllib.request
+
+    server, url = serve(ScriptedLM(tok), tok, more_models={"agent": (ScriptedLM(tok), "a.pth")})
+    root = url[:-len("/v1")]
+    try:
+        client = OpenAI(base_url=url, api_key="none", max_retries=0)
+        assert [m.id for m in client.models.list().data] == ["minimind", "agent"]
+        reply = client.chat.completions.create(model="agent", messages=weather_messages(), tools=TOOLS)
+        assert reply.choices[0].message.tool_calls[0].function.name == "get_current_weather"
+
+        def post(path, body):
+            request = urllib.request.Request(root + path, json.dumps(body).encode(), method="POST",
+                                             headers={"Content-Type": "application/json"})
+            try:
+                with urllib.request.urlopen(request) as r:
+                    return r.status, json.loads(r.read())
+            except urllib.error.HTTPError as e:
+                return e.code, json.loads(e.read())
+
+        status, body = post("/v1/tools/execute", {"name": "get_current_weather",
+                                                   "arguments": '{"location": "Beijing"}'})
+        assert status == 200 and body["result"]["temperature"] == "28°C" and body["duration_ms"] >= 0
+        assert json.loads(body["content"]) == body["result"] and "28°C" in body["content"]  # as training writes it
+        status, body = post("/v1/tools/execute", {"name": "rm_rf", "arguments": {}})
+        assert status == 200 and body["result"]["error"].startswith("unknown tool")
+        status, body = post("/v1/tools/execute", {"name": "calculate_math", "arguments": "{2+"})
+        assert status == 400 and "arguments: not JSON" in body["error"]["message"]
+        with urllib.request.urlopen(url + "/tools") as r:
+            listed = json.loads(r.read())
+        assert [t["function"]["name"] for t in listed["tools"]] == [t["function"]["name"] for t in TOOLS]
+        assert set(listed["examples"]) >= {t["function"]["name"] for t in TOOLS}
+        with urllib.request.urlopen(root + "/") as r:
+            page = r.read().decode()
+        assert r.headers["content-type"].startswith("text/html") and "/v1/tools/execute" in page
+    finally:
+        server.should_exit = True
+
+
+def test_a_malformed_call_comes_back_as_text():
+    parser = StreamParser(thinking=False)
+    out = parser.feed('好<tool_call>{"name": "x", "arguments": [1]}</tool_call>再见', final=True)
+    assert out == [("content", '好<tool_call>{"name": "x", "arguments": [1]}</tool_call>再见')]
+    assert parser.calls == []
