@@ -36,8 +36,9 @@ LEAD_INS = {"en": ["Quick one before my meeting.", "Hope your day is going well!
 THANKS = {"en": ["Thanks a lot!", "ty", "Cheers, appreciate it."], "zh": ["多谢！", "谢啦", "辛苦了"]}
 ENDS = tuple("?!.。？！")
 # one word said in the other language, as bilingual people type
-SWITCH = {"en": {"weather": "天气", "time": "时间", "rate": "汇率", "translate": "翻译",  "London": "伦敦", "Tokyo": "东京", "Paris": "巴黎", "Sydney": "悉尼",
-                 "dollars": "美元", "pounds": "磅", "miles": "英里"},
+SWITCH = {"en": {"weather": "天气", "time": "时间", "rate": "汇率", "translate": "翻译", "London": "伦敦",
+                 "Tokyo": "东京", "Paris": "巴黎", "Sydney": "悉尼", "dollars": "美元", "pounds": "磅",
+                 "miles": "英里"},
           "zh": {"天气": "weather", "汇率": "exchange rate", "时间": "time", "几点": "what time", "北京": "Beijing",
                  "上海": "Shanghai", "翻译": "translate", "美元": "USD", "人民币": "RMB", "公里": "km",
                  "英里": "miles", "公斤": "kg", "计算": "calculate", "等于": "equals"}}
