@@ -94,6 +94,10 @@ def parse_args(argv=None):
                    help="1: SFT and RL no_tool questions also ask about topics that hold a tool's word "
                         "(NO_TOOL_WORD_TOPICS: 天气谚语, time management, ...), which need no call, each in its "
                         "split's templates (0: the shipped data)")
+    p.add_argument("--typing_noise", type=float, default=0.0,
+                   help="share of SFT and RL requests typed in a hurry (typing_noise: lower case, no "
+                        "punctuation, a swapped or dropped letter, full-width digits); 0: the shipped data. "
+                        "The held-out sets are never changed")
     p.add_argument("--max_count", type=int, default=MAX_COUNT,
                    help=f"largest count of items in a chained price or total request of the SFT data "
                         f"('33 items at 155 GBP'; {MAX_COUNT}: the shipped data; SFT only). The RL prompts "
@@ -213,6 +217,7 @@ class Ctx:
     # 3 all, with the role of each number of a price or total request
     word_topics: bool = False  # no_tool questions also come from NO_TOOL_WORD_TOPICS (SFT and RL prompts)
     max_count: int = MAX_COUNT  # largest count of items in a chained price or total request
+    typing_noise: float = 0.0  # share of requests typed in a hurry (typing_noise); 0 draws nothing
 
     def template(self, table, lang):
         """A user template of this split; train prompts of a table with framed templates (SHARED_FRAMES)
@@ -1001,12 +1006,58 @@ def category_plan(rng, n, weights):
     return plan
 
 
+# --- typing noise: the same request, typed in a hurry ---------------------------------------------------------
+
+NOISE_PUNCTUATION = re.compile(r"[.,](?!\d)|(?<!\d)[.,]|[!?;:'\"“”‘’，。！？；：、]")
+NOISE_FULL_WIDTH = str.maketrans({**{str(d): chr(0xFF10 + d) for d in range(10)},
+                                  **{c: chr(ord(c) + 0xFEE0) for c in ",.?!:;()%"}})
+
+
+def _keep_words(sample) -> set:
+    """Lower-cased words of the call arguments and the gt: a typo there would change the right call."""
+    strings = [v for step in sample.steps for c in step.calls for v in c.args.values() if isinstance(v, str)]
+    return {w.lower() for s in strings + list(sample.gt) for w in re.findall(r"[A-Za-z]+", s)}
+
+
+def _misspell(text, sample, rng, drop: bool):
+    words = [m for m in re.finditer(r"[A-Za-z]{4,}", text) if m.group().lower() not in _keep_words(sample)]
+    if not words:
+        return text
+    m = rng.choice(words)
+    w, i = m.group(), rng.randrange(1, len(m.group()) - 2)
+    typo = w[:i] + w[i + 1:] if drop else w[:i] + w[i + 1] + w[i] + w[i + 2:]
+    return text[:m.start()] + typo + text[m.end():]
+
+
+NOISE = {
+    "lower_case": lambda text, sample, rng: text.lower(),
+    "no_punctuation": lambda text, sample, rng: re.sub(r" {2,}", " ", NOISE_PUNCTUATION.sub("", text)).strip(),
+    "swapped_letters": lambda text, sample, rng: _misspell(text, sample, rng, drop=False),
+    "dropped_letter": lambda text, sample, rng: _misspell(text, sample, rng, drop=True),
+    "full_width": lambda text, sample, rng: text.translate(NOISE_FULL_WIDTH),
+}
+
+
+def typing_noise(sample, rng) -> str:
+    """The request as people type it in a hurry: one to three of NOISE's changes. Nothing the call needs
+    changes: numbers keep their digits (full-width digits are the same digits), and the words of the call's
+    arguments keep their letters."""
+    text = sample.user
+    for name in rng.sample(sorted(NOISE), rng.choice((1, 1, 2, 3))):
+        text = NOISE[name](text, sample, rng)
+    return text
+
+
 def build_split(ctx, n, weights, to_record, seen=None):
     """n (sample, record) rows; with `seen`, a repeated conversation is redrawn (keeps train/val disjoint)."""
-    rows = []
+    rows, natural = [], natural_prompts()
     for category in category_plan(ctx.rng, n, weights):
         for _ in range(1000):
             sample = make_sample(ctx, category, ctx.rng.choice(LANGS))
+            if ctx.typing_noise and ctx.rng.random() < ctx.typing_noise:
+                sample.user = typing_noise(sample, ctx.rng)
+            if fold(sample.user) in natural:  # never a request of the natural test set
+                continue
             record = to_record(ctx.rng, sample)
             key = json.dumps(record["conversations"], ensure_ascii=False)
             if seen is None or key not in seen:
@@ -1248,15 +1299,18 @@ def main(argv=None):
         if "eval_toolcall_dev.jsonl" in wanted else []
     seen, val, sft, rl, pool = set(), [], [], [], []
     q, say, word, most = args.quantity_rate, args.state_numbers, bool(args.word_topics), args.max_count
+    noise = args.typing_noise
     if wanted & {"sft_agent.jsonl", "sft_agent_val.jsonl"}:  # val first: SFT redraws what val holds
-        val = build_split(Ctx(val_rng, "sft", "train", q, say, word, most), args.n_sft_val, SFT_WEIGHTS,
+        val = build_split(Ctx(val_rng, "sft", "train", q, say, word, most, noise), args.n_sft_val, SFT_WEIGHTS,
                           sft_record, seen)
-        sft = build_split(Ctx(rng("sft"), "sft", "train", q, say, word, most), args.n_sft, SFT_WEIGHTS,
+        sft = build_split(Ctx(rng("sft"), "sft", "train", q, say, word, most, noise), args.n_sft, SFT_WEIGHTS,
                           sft_record, seen)
     if "agent_rl.jsonl" in wanted:
-        rl = build_split(Ctx(rng("rl"), "rl", "train", word_topics=word), args.n_rl, RL_WEIGHTS, rl_record)
+        rl = build_split(Ctx(rng("rl"), "rl", "train", word_topics=word, typing_noise=noise), args.n_rl,
+                         RL_WEIGHTS, rl_record)
     if "agent_rl_pool.jsonl" in wanted:
-        pool = build_split(Ctx(rng("rl_pool"), "rl", "train", word_topics=word), args.n_rl_pool, RL_WEIGHTS,
+        pool = build_split(Ctx(rng("rl_pool"), "rl", "train", word_topics=word, typing_noise=noise),
+                           args.n_rl_pool, RL_WEIGHTS,
                            rl_record)
     run_checks(sft, val, rl + pool, evals, seen_evals, dev)
 

@@ -431,3 +431,36 @@ def test_word_topics_are_no_tool_questions_drawn_only_when_asked(monkeypatch):
     monkeypatch.setitem(data.NO_TOOL_WORD_TOPICS, "zh", zh + [("闰年", "闰年有366天。", "time")])
     with pytest.raises(data.DataCheckError, match=r"闰年"):
         data.check_phrasings()
+
+
+def test_typing_noise_changes_the_request_never_what_the_call_needs():
+    """--typing_noise: a share of train requests typed in a hurry; numbers keep their digits (full-width ones
+    are the same digits), the words of the call's arguments keep their letters, the held-out sets never
+    change, and 0 (the default) draws nothing, so the shipped data stays byte for byte."""
+    import random
+    import unicodedata
+
+    ctx = data.Ctx(random.Random(5), "sft", "train")
+    changed = 0
+    for i in range(300):
+        sample = data.make_sample(ctx, ["single", "parallel", "chained", "no_tool"][i % 4], data.LANGS[i % 2])
+        noisy = data.typing_noise(sample, random.Random(i))
+        changed += noisy != sample.user
+        digits = lambda text: re.findall(r"\d+", unicodedata.normalize("NFKC", text))  # noqa: E731
+        assert digits(noisy) == digits(sample.user), (sample.user, noisy)
+        for word in data._keep_words(sample):
+            if re.search(rf"(?<![a-z]){word}(?![a-z])", sample.user.lower()):
+                assert word in noisy.lower(), (word, sample.user, noisy)
+    assert changed > 200  # a Chinese request without Latin letters or digits can come through unchanged
+    assert data.NOISE["full_width"]("3.5公里?", None, None) == "３．５公里？"
+    assert data.NOISE["no_punctuation"]("Hi, what's 1,250.5 km in miles?", None, None) == \
+        "Hi whats 1,250.5 km in miles"
+
+
+def test_typing_noise_leaves_the_held_out_sets_alone(tmp_path):
+    data.main(["--out_dir", str(tmp_path), "--typing_noise", "0.5", "--n_sft", "60", "--n_sft_val", "10",
+               "--n_rl", "40", "--n_rl_pool", "40"])
+    for name in ("eval_toolcall.jsonl", "eval_toolcall_seen.jsonl", "eval_toolcall_dev.jsonl"):
+        assert (tmp_path / name).read_bytes() == open(f"dataset/{name}", "rb").read(), name
+    rl = [json.loads(line)["conversations"][1]["content"] for line in open(tmp_path / "agent_rl.jsonl")]
+    assert any(p != p.lower() for p in rl) and any(p == p.lower() and re.search("[a-z]", p) for p in rl)
