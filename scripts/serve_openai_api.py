@@ -32,6 +32,7 @@ Or, standing in for an SGLang server, RL rollouts:
 With --api_key KEY (or $MINIMIND_API_KEY) every endpoint but /health wants `Authorization: Bearer KEY`.
 """
 import argparse
+import asyncio
 import contextlib
 import hmac
 import json
@@ -41,6 +42,7 @@ import sys
 import threading
 import time
 import uuid
+import weakref
 from typing import Any, Literal
 
 if __package__ in (None, ""):
@@ -50,6 +52,7 @@ import torch
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, StreamingResponse
+from starlette.background import BackgroundTask
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from safetensors import SafetensorError
 from starlette.concurrency import run_in_threadpool
@@ -277,13 +280,52 @@ class WeightsLock:
                 self.cond.notify_all()
 
 
-class Generator:
-    """Owns the model; each request gets its own KV cache, so concurrent requests never share state. Weight
-    updates wait for the generations in flight and hold new ones back (WeightsLock)."""
+class Busy(Exception):
+    """Every generation slot is taken and the queue is full: the request is refused with a 503."""
 
-    def __init__(self, model, tokenizer, device, dtype, max_concurrent=2, model_path=""):
+
+class Lease:
+    """A generation slot, released once whichever way its request ends."""
+
+    def __init__(self, semaphore):
+        self.semaphore, self.held = semaphore, True
+
+    def release(self):
+        if self.held:
+            self.held = False
+            self.semaphore.release()
+
+
+class Admission:
+    """Who may generate: `running` generations at once and `queued` more waiting, in the event loop, where a
+    waiting request holds no worker thread; past that, Busy (a 503 with Retry-After). A generation needs a
+    worker thread for each token; as threads are only ever taken by admitted generations, the ones running can
+    always finish, however many requests arrive."""
+
+    def __init__(self, running: int, queued: int):
+        self.semaphore = asyncio.Semaphore(running)
+        self.queued, self.waiting = queued, 0
+
+    async def lease(self) -> Lease:
+        if self.semaphore.locked() and self.waiting >= self.queued:
+            raise Busy()
+        self.waiting += 1
+        try:
+            await self.semaphore.acquire()
+        finally:
+            self.waiting -= 1
+        return Lease(self.semaphore)
+
+
+class Generator:
+    """Owns the model; each request gets its own KV cache, so concurrent requests never share state. Requests
+    are admitted (Admission) before they take a worker thread. Weight updates wait for the generations in
+    flight and hold new ones back (WeightsLock)."""
+
+    def __init__(self, model, tokenizer, device, dtype, max_concurrent=2, model_path="", max_queue=32):
         self.model, self.tokenizer, self.device, self.dtype = model.eval(), tokenizer, device, dtype
         self.context_len = model.config.max_position_embeddings
+        self.admission = Admission(max_concurrent, max_queue)
         self.slots = threading.Semaphore(max_concurrent)
         self.weights = WeightsLock()
         self.model_path = model_path  # what /get_model_info reports; the last directory loaded
@@ -623,15 +665,17 @@ class Authorize:
 
 
 def create_app(model, tokenizer, model_name="minimind", device="cpu", dtype="float32", max_concurrent=2,
-               model_path="", api_key=None, allow_weight_updates=False, more_models=None):
+               model_path="", api_key=None, allow_weight_updates=False, more_models=None, max_queue=32):
     """The app. With api_key, every endpoint but /health wants `Authorization: Bearer <api_key>`. Weight
     updates (POST /update_weights_from_disk loads any directory the server can read) need the key, or
     allow_weight_updates for a server only a trainer can reach. more_models: {name: (model, path)} served
-    beside the first, chosen by the request's `model` (the SGLang routes use the first)."""
-    gen = Generator(model, tokenizer, device, dtype, max_concurrent, model_path)
+    beside the first, chosen by the request's `model` (the SGLang routes use the first). Each model runs
+    max_concurrent generations and queues max_queue more; past that a request gets a 503 at once."""
+    gen = Generator(model, tokenizer, device, dtype, max_concurrent, model_path, max_queue)
     gens = {model_name: gen}
     for name, (other, path) in (more_models or {}).items():
-        gens[name] = gen if other is model else Generator(other, tokenizer, device, dtype, max_concurrent, path)
+        gens[name] = gen if other is model else \
+            Generator(other, tokenizer, device, dtype, max_concurrent, path, max_queue)
     with open(CHAT_PAGE, encoding="utf-8") as f:
         chat_page = f.read()
     app = FastAPI(title="MiniMind OpenAI-compatible API")
@@ -656,6 +700,13 @@ def create_app(model, tokenizer, model_name="minimind", device="cpu", dtype="flo
     @app.exception_handler(BadRequest)
     async def bad_request(request, exc):
         return error_response(400, str(exc))
+
+    @app.exception_handler(Busy)
+    async def busy(request, exc):
+        response = error_response(503, "the server is busy: every generation slot is taken and the queue is "
+                                  "full; retry in a moment", kind="server_error", code="overloaded")
+        response.headers["Retry-After"] = "1"
+        return response
 
     @app.get("/v1/models")
     def models():
@@ -688,8 +739,12 @@ def create_app(model, tokenizer, model_name="minimind", device="cpu", dtype="flo
         return {"status": "ok"}
 
     @app.post("/generate")
-    def generate(req: GenerateRequest):
-        return generate_outputs(gen, req)
+    async def generate(req: GenerateRequest):
+        lease = await gen.admission.lease()
+        try:
+            return await run_in_threadpool(generate_outputs, gen, req)
+        finally:
+            lease.release()
 
     @app.post("/update_weights_from_disk")
     def update_weights_from_disk(req: UpdateWeightsRequest):
@@ -722,7 +777,8 @@ def create_app(model, tokenizer, model_name="minimind", device="cpu", dtype="flo
         thinking = req.open_thinking if req.open_thinking is not None else kwargs.get("open_thinking", False)
         thinking = bool(thinking)
         prompt = render(tokenizer, messages, tools, add_generation_prompt=True, open_thinking=thinking)
-        prompt_ids = encode(tokenizer, prompt + call_prefix)
+        # a long conversation takes a while to tokenize: on a worker thread, so the loop keeps answering
+        prompt_ids = await run_in_threadpool(encode, tokenizer, prompt + call_prefix)
         room = gen.context_len - len(prompt_ids)
         if room <= 0:
             raise BadRequest(f"the conversation is {len(prompt_ids)} tokens; the model's context is "
@@ -732,13 +788,19 @@ def create_app(model, tokenizer, model_name="minimind", device="cpu", dtype="flo
         rid, created = f"chatcmpl-{uuid.uuid4().hex}", int(time.time())
         name = req.model or model_name
         temperature = req.temperature if req.temperature >= MIN_TEMPERATURE else 0.0  # 1e-300: greedy
+        lease = await gen.admission.lease()  # before any worker thread is taken; Busy: a 503
         token_stream = gen.tokens(prompt_ids, max_new, temperature, req.top_p, req.seed)
         if req.stream:
             include_usage = bool((req.stream_options or {}).get("include_usage"))
             chunks = sse_chunks(tokenizer, token_stream, stops, thinking, rid, created, name, len(prompt_ids),
                                 max_new, include_usage, call_prefix)
-            return StreamingResponse(closing_stream(chunks), media_type="text/event-stream")
-        ids = await collect_tokens(request, token_stream, stops, tokenizer)
+            body = closing_stream(chunks, lease)
+            weakref.finalize(body, lease.release)  # a response cancelled before its body started
+            return StreamingResponse(body, media_type="text/event-stream", background=BackgroundTask(lease.release))
+        try:
+            ids = await collect_tokens(request, token_stream, stops, tokenizer)
+        finally:
+            lease.release()
         if ids is None:  # the client went away; nobody reads this
             return error_response(499, "client closed the request")
         return complete(tokenizer, ids, stops, thinking, rid, created, name, len(prompt_ids), max_new,
@@ -747,7 +809,7 @@ def create_app(model, tokenizer, model_name="minimind", device="cpu", dtype="flo
     return app
 
 
-async def closing_stream(chunks):
+async def closing_stream(chunks, lease=None):
     """Drive the (blocking) chunk generator from a worker thread, one chunk at a time, and close it as soon as
     the response ends for any reason: when the client disconnects, the server cancels this stream, and the
     generation and its concurrency slot are released right away (not whenever the garbage collector runs)."""
@@ -759,6 +821,8 @@ async def closing_stream(chunks):
             yield chunk
     finally:
         chunks.close()
+        if lease is not None:
+            lease.release()
 
 
 def stop_strings(stop) -> list:
@@ -893,7 +957,9 @@ def parse_args(argv=None):
     parser.add_argument("--save_dir", default="out")
     parser.add_argument("--load_from", default=None, help="a transformers model directory instead of --weight")
     parser.add_argument("--model_name", default="minimind", help="the id the first model answers to")
-    parser.add_argument("--max_concurrent", type=int, default=2, help="generations running at once")
+    parser.add_argument("--max_concurrent", type=int, default=2, help="generations running at once, per model")
+    parser.add_argument("--max_queue", type=int, default=32,
+                        help="requests waiting for a generation slot, per model; more get a 503 with Retry-After")
     parser.add_argument("--api_key", default=os.environ.get("MINIMIND_API_KEY"),
                         help="require 'Authorization: Bearer <key>' (default: $MINIMIND_API_KEY; none: open)")
     parser.add_argument("--allow_weight_updates", action="store_true",
@@ -929,7 +995,7 @@ def build_app(args):
         more[served_name(weight)] = (other, path)
     more.pop(args.model_name, None)
     app = create_app(model, tokenizer, args.model_name, args.device, args.dtype, args.max_concurrent, source,
-                     args.api_key, args.allow_weight_updates, more)
+                     args.api_key, args.allow_weight_updates, more, args.max_queue)
     return app, [args.model_name, *more]
 
 

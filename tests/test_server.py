@@ -480,3 +480,44 @@ def test_a_malformed_call_comes_back_as_text():
     out = parser.feed('好<tool_call>{"name": "x", "arguments": [1]}</tool_call>再见', final=True)
     assert out == [("content", '好<tool_call>{"name": "x", "arguments": [1]}</tool_call>再见')]
     assert parser.calls == []
+
+
+def test_a_flood_is_queued_or_refused_and_the_server_stays_up(tok):
+    """100 requests at once on 2 slots and a queue of 8: each is answered (200) or refused at once (503 with
+    Retry-After), /health answers within a second meanwhile, and the server serves normally afterwards.
+    Before admission control, 41 such requests took every worker thread and the server never recovered."""
+    import http.client
+
+    server, url = serve(SlowLM(tok), tok, max_concurrent=2, max_queue=8)
+    port = int(url.split(":")[2].split("/")[0])
+    body = json.dumps({"messages": [{"role": "user", "content": "hi"}], "max_tokens": 5})
+    statuses, health = [], []
+
+    def post(stream):
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        conn.request("POST", "/v1/chat/completions", body[:-1] + f', "stream": {json.dumps(stream)}}}',
+                     {"Content-Type": "application/json"})
+        r = conn.getresponse()
+        r.read()
+        statuses.append((r.status, r.getheader("Retry-After")))
+        conn.close()
+
+    try:
+        threads = [threading.Thread(target=post, args=(i % 2 == 0,)) for i in range(100)]
+        for t in threads:
+            t.start()
+        for _ in range(3):
+            t0 = time.perf_counter()
+            urllib_health = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+            urllib_health.request("GET", "/health")
+            assert urllib_health.getresponse().status == 200
+            health.append(time.perf_counter() - t0)
+        for t in threads:
+            t.join(timeout=120)
+        assert len(statuses) == 100 and {s for s, _ in statuses} <= {200, 503}
+        assert all(after == "1" for s, after in statuses if s == 503)
+        assert sum(s == 200 for s, _ in statuses) >= 10 and max(health) < 1.0
+        client = OpenAI(base_url=url, api_key="none", max_retries=0)
+        assert client.chat.completions.create(model="minimind", messages=weather_messages(), max_tokens=3).choices
+    finally:
+        server.should_exit = True
