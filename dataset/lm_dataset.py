@@ -13,6 +13,7 @@ A malformed line raises ValueError naming the file, the line number and the fiel
 """
 import hashlib
 import json
+import re
 import random
 from dataclasses import dataclass
 
@@ -23,6 +24,40 @@ from torch.utils.data import Dataset, Sampler
 VALID_ROLES = {"system", "user", "assistant", "tool"}
 CONTROL_TOKENS = ("<|im_start|>", "<|im_end|>", "<|endoftext|>")  # only the chat template writes these
 MAX_LINE_BYTES = 4 << 20  # a data line longer than this is a broken file, not a conversation
+
+
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # half of a UTF-16 pair: no UTF-8 text can hold one
+SPELLED_CONTROL = re.compile(r"<\|(im_start|im_end|endoftext)\|>")
+
+
+def clean_text(text: str) -> str:
+    """Text from outside the chat template (a tool's output, a request's words, a model's call arguments) made
+    safe to render and tokenize: a lone surrogate, which the tokenizer cannot take, becomes U+FFFD, and a
+    control token spelled out in it loses its bars (<|im_start|> -> <im_start>), so it reads as text and can
+    never open or close a turn."""
+    return SPELLED_CONTROL.sub(r"<\1>", LONE_SURROGATE.sub("\ufffd", text))
+
+
+def clean_value(value):
+    """clean_text on every string in a JSON value (keys too)."""
+    if isinstance(value, str):
+        return clean_text(value)
+    if isinstance(value, dict):
+        return {clean_value(k): clean_value(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [clean_value(v) for v in value]
+    return value
+
+
+def text_problem(text: str):
+    """Why a data file's text cannot be trained or evaluated on as it is, or None."""
+    forged = SPELLED_CONTROL.search(text)
+    if forged:
+        return f"holds the control token {forged.group()}"
+    bad = LONE_SURROGATE.search(text)
+    if bad:
+        return f"holds a lone surrogate (\\u{ord(bad.group()):04x}) at character {bad.start()}"
+    return None
 
 
 class DataError(ValueError):
@@ -87,6 +122,23 @@ def tool_call_problem(call):
     return None
 
 
+def texts_of(message: dict):
+    """(field, text) for every string of a message the template writes: content, reasoning, tool calls' names
+    and arguments (string or object form), tool schemas."""
+    def walk(field, value):
+        if isinstance(value, str):
+            yield field, value
+        elif isinstance(value, dict):
+            for k, v in value.items():
+                yield from walk(f"{field}.{k}", v)
+                yield from walk(f"{field}.{k}(key)", k)
+        elif isinstance(value, list):
+            for i, v in enumerate(value):
+                yield from walk(f"{field}[{i}]", v)
+    for field in ("content", "reasoning_content", "tool_calls", "tools"):
+        yield from walk(field, message.get(field))
+
+
 def parse_conversation(record, path, lineno):
     """Validate `conversations` and split off the tools: returns (messages, tools or None)."""
     conversations = record.get("conversations")
@@ -104,9 +156,12 @@ def parse_conversation(record, path, lineno):
         content = message.get("content")
         if content is not None and not isinstance(content, str):
             _fail(path, lineno, f"{where}.content", "expected a string")
-        forged = [t for t in CONTROL_TOKENS if t in (content or "")]
-        if forged:  # it would be encoded as a real turn boundary: a message that writes its own roles
-            _fail(path, lineno, f"{where}.content", f"holds the control token {forged[0]}")
+        # a control token would be encoded as a real turn boundary (a message that writes its own roles); a
+        # lone surrogate cannot be tokenized at all
+        for field, text in texts_of(message):
+            problem = text_problem(text)
+            if problem:
+                _fail(path, lineno, f"{where}.{field}", problem)
         message = dict(message)
         if role == "system" and "tools" in message:
             raw = message.pop("tools")
@@ -119,6 +174,10 @@ def parse_conversation(record, path, lineno):
                 _fail(path, lineno, f"{where}.tools",
                       "expected a list of tool schemas or a JSON string of one")
             tools = raw
+            for field, text in texts_of({"tools": tools}):
+                problem = text_problem(text)
+                if problem:
+                    _fail(path, lineno, f"{where}.{field}", problem)
         if role == "assistant" and message.get("tool_calls") is not None:
             if not isinstance(message["tool_calls"], list):
                 _fail(path, lineno, f"{where}.tool_calls", "expected a list")

@@ -16,10 +16,13 @@ Left-padded batches are handled on the fast path: positions come from the attent
 Quick check:
     python -c "from model.model_minimind import *; m = MiniMindForCausalLM(MiniMindConfig()); print(m)"
 """
+import contextlib
+import errno
 import glob
 import json
 import math
 import os
+import shutil
 from dataclasses import dataclass
 
 import torch
@@ -486,6 +489,44 @@ def weight_path(save_dir: str, weight: str, hidden_size: int, use_moe: bool) -> 
     return os.path.join(save_dir, f"{weight}_{hidden_size}{'_moe' if use_moe else ''}.pth")
 
 
+class SaveError(OSError):
+    """A checkpoint could not be written (a full disk, a lost mount); the file at its path is intact."""
+
+
+def write_atomically(path: str, write, size_hint: int = 0):
+    """write(file) into a temporary file beside `path`, fsync, then rename over `path`: a reader (or a resumed
+    run) only ever sees a complete file, even if the process is killed mid-save. When the write fails, the
+    temporary file is removed and SaveError names the path, the space it needed and the space left."""
+    folder = os.path.dirname(path) or "."
+    os.makedirs(folder, exist_ok=True)
+    tmp = f"{path}.tmp.{os.getpid()}"
+    try:
+        with open(tmp, "wb") as f:
+            write(f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except (OSError, RuntimeError) as e:  # torch.save reports a short write as RuntimeError
+        with contextlib.suppress(OSError):
+            os.remove(tmp)
+        free = shutil.disk_usage(folder).free
+        full = isinstance(e, OSError) and e.errno == errno.ENOSPC or free < size_hint
+        raise SaveError(f"could not write {path}: {e}; it needs about {size_hint / 2**20:.1f} MB and "
+                        f"{free / 2**20:.1f} MB are free there" + (" (the disk is full)" if full else "")
+                        + f"; the previous {os.path.basename(path)} is untouched") from e
+
+
+def state_bytes(obj) -> int:
+    """About how many bytes torch.save writes for obj (its tensors; the rest is small)."""
+    if isinstance(obj, torch.Tensor):
+        return obj.numel() * obj.element_size()
+    if isinstance(obj, dict):
+        return sum(state_bytes(v) for v in obj.values())
+    if isinstance(obj, (list, tuple)):
+        return sum(state_bytes(v) for v in obj)
+    return 0
+
+
 def save_minimind(model: MiniMindForCausalLM, path: str, dtype=torch.bfloat16):
     """Write the state dict (half precision by default, like upstream MiniMind) atomically: tmp file +
     rename. The keys are upstream's, lm_head.weight included (upstream's loaders expect it); tied to the
@@ -495,13 +536,7 @@ def save_minimind(model: MiniMindForCausalLM, path: str, dtype=torch.bfloat16):
         state["lm_head.weight"] = state["model.embed_tokens.weight"]
     else:
         state["lm_head.weight"] = model.lm_head.weight.detach().to("cpu", dtype)
-    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    tmp = f"{path}.tmp.{os.getpid()}"
-    with open(tmp, "wb") as f:
-        torch.save(state, f)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    write_atomically(path, lambda f: torch.save(state, f), state_bytes(state))
     write_rope_note(path, model.config.rope_theta)
 
 

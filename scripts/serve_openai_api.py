@@ -58,7 +58,7 @@ from safetensors import SafetensorError
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from dataset.lm_dataset import encode, render
+from dataset.lm_dataset import LONE_SURROGATE, clean_text, clean_value, encode, render
 from model.model_minimind import load_model_dir, weight_path
 from trainer.rollout_engine import KVBuffer, TorchRolloutEngine, sample_next
 from trainer.train_agent import TOOLS, execute_tool, parse_tool_call_body
@@ -196,14 +196,21 @@ def json_depth(value, limit: int) -> int:
 
 
 def to_template_messages(req: ChatRequest):
-    """OpenAI messages -> the chat template's messages; checks what the schema cannot."""
+    """OpenAI messages -> the chat template's messages; checks what the schema cannot. Every string the
+    template will write (content, reasoning, calls, tool schemas, a named tool_choice) goes through clean_text:
+    a spelled-out <|im_start|> in a tool's output or a tool's description is text, not a turn."""
+    try:
+        json.dumps([[m.model_dump() for m in req.messages], req.tools, req.tool_choice],
+                   ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise BadRequest("the request holds text that is not valid Unicode (a lone surrogate)") from None
     messages, open_calls = [], set()
     for i, m in enumerate(req.messages):
         content = text_of(m.content, f"messages[{i}].content")
-        msg = {"role": m.role, "content": content}
+        msg = {"role": m.role, "content": None if content is None else clean_text(content)}
         if m.role == "assistant":
             if m.reasoning_content:
-                msg["reasoning_content"] = m.reasoning_content
+                msg["reasoning_content"] = clean_text(m.reasoning_content)
             if m.tool_calls:
                 calls = []
                 for call in m.tool_calls:
@@ -221,7 +228,7 @@ def to_template_messages(req: ChatRequest):
                     if json_depth(parsed, MAX_JSON_DEPTH) > MAX_JSON_DEPTH:
                         raise BadRequest(f"messages[{i}].tool_calls: arguments nested deeper than "
                                          f"{MAX_JSON_DEPTH} levels")
-                    function = {"name": call.function.name, "arguments": parsed}
+                    function = {"name": clean_text(call.function.name), "arguments": clean_value(parsed)}
                     calls.append({"type": "function", "function": function})
                     open_calls.add(call.id)
                 msg["tool_calls"] = calls
@@ -232,10 +239,8 @@ def to_template_messages(req: ChatRequest):
         for j, tool in enumerate(req.tools):
             if not isinstance(tool.get("function"), dict) or not isinstance(tool["function"].get("name"), str):
                 raise BadRequest(f"tools[{j}]: expected {{'type': 'function', 'function': {{'name': ...}}}}")
-    try:  # names, arguments, reasoning, tool schemas: any text the template will write
-        json.dumps([messages, req.tools], ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:
-        raise BadRequest("the request holds text that is not valid Unicode (a lone surrogate)") from None
+        req.tools = clean_value(req.tools)
+    req.tool_choice = clean_value(req.tool_choice)
     return messages
 
 
@@ -444,8 +449,11 @@ class StreamParser:
 
 
 def tool_call_json(call, index):
+    """A call the model wrote, in OpenAI's shape; what it wrote stays text a client can read (a lone
+    surrogate it spelled as an escape becomes U+FFFD)."""
     return {"index": index, "id": f"call_{uuid.uuid4().hex[:24]}", "type": "function",
-            "function": {"name": call["name"], "arguments": json.dumps(call["arguments"], ensure_ascii=False)}}
+            "function": {"name": clean_text(call["name"]),
+                         "arguments": clean_text(json.dumps(call["arguments"], ensure_ascii=False))}}
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -460,6 +468,9 @@ def generation_prompts(req: GenerateRequest, tokenizer, vocab_size: int):
         raise BadRequest("stream: this server's /generate does not stream")
     if req.text is not None:
         single = isinstance(req.text, str)
+        for i, text in enumerate([req.text] if single else req.text):
+            if LONE_SURROGATE.search(text):  # raw prompts: control tokens are theirs to write
+                raise BadRequest(f"text{'' if single else f'[{i}]'}: not valid Unicode (a lone surrogate)")
         prompts = [encode(tokenizer, t) for t in ([req.text] if single else req.text)]
         for i, prompt in enumerate(prompts):
             if not prompt:
@@ -555,8 +566,8 @@ def generate_outputs(gen: Generator, req: GenerateRequest) -> dict | list:
 
 
 def error_response(status, message, param=None, kind="invalid_request_error", code=None):
-    return JSONResponse(status_code=status, content={"error": {"message": message, "type": kind, "param": param,
-                                                               "code": code}})
+    return JSONResponse(status_code=status, content={"error": {"message": clean_text(message), "type": kind,
+                                                               "param": param, "code": code}})
 
 
 def tool_choice_of(req: ChatRequest) -> tuple:
@@ -572,7 +583,8 @@ def tool_choice_of(req: ChatRequest) -> tuple:
         raise BadRequest("tool_choice: there are no tools to choose from")
     if choice == "required":
         return req.tools, "<tool_call>\n"
-    name = choice.get("function", {}).get("name") if isinstance(choice, dict) else None
+    function = choice.get("function") if isinstance(choice, dict) else None
+    name = function.get("name") if isinstance(function, dict) else None
     if not isinstance(name, str) or name not in {t["function"]["name"] for t in req.tools}:
         raise BadRequest("tool_choice: 'none', 'auto', 'required' or {'type': 'function', 'function': "
                          "{'name': one of the tools}}")

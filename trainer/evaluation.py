@@ -12,7 +12,7 @@ import math
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
 
-from dataset.lm_dataset import AgentRLDataset, DataError, read_jsonl
+from dataset.lm_dataset import AgentRLDataset, DataError, read_jsonl, text_problem
 from trainer.outcome import count_repeated_calls, final_answer, task_solved, tool_result_ok
 
 DEFAULT_SYSTEM = "你是一个有用的AI助手。"
@@ -43,6 +43,8 @@ def parse_case(record, path, lineno, known_tools):
 
     if not isinstance(record.get("prompt"), str) or not record["prompt"].strip():
         bad("prompt", "missing or not a non-empty string")
+    if text_problem(record["prompt"]):
+        bad("prompt", text_problem(record["prompt"]))
     tools = record.get("tools", list(known_tools))
     if not isinstance(tools, list) or not all(isinstance(t, str) for t in tools):
         bad("tools", "expected a list of tool names")
@@ -52,6 +54,8 @@ def parse_case(record, path, lineno, known_tools):
     gt = record.get("gt", [])
     if not isinstance(gt, list) or not all(isinstance(g, str) for g in gt):
         bad("gt", "expected a list of strings")
+    if any(not g.strip() for g in gt):
+        bad("gt", "an empty string, which every answer would match")
     expect = record.get("expect_tools")
     if expect is not None and (not isinstance(expect, list) or not all(isinstance(t, str) for t in expect)):
         bad("expect_tools", "expected a list of tool names")

@@ -46,7 +46,7 @@ if __package__ in (None, ""):
 import torch
 from tqdm import tqdm
 
-from dataset.lm_dataset import AgentRLDataset, encode, render
+from dataset.lm_dataset import AgentRLDataset, clean_text, encode, render
 from model.model_minimind import count_parameters, save_minimind, weight_path
 from trainer.calculator import evaluate_expression
 from trainer.evaluation import load_cases, report, run_cases
@@ -57,9 +57,9 @@ from trainer.tool_runner import ToolError, ToolRunner, cap_tool_result
 from trainer.trainer_utils import (
     DistInfo, RankShare, WeightAverage, add_model_args, add_upstream_args, all_ranks_any, all_ranks_sum,
     autocast, average_record, barrier, broadcast_flag, broadcast_weights, close_distributed, cosine_lr,
-    default_dtype, every, grad_sync, init_distributed, init_model, load_resume, loss_share, on_stop_signal,
-    open_log, resolve_device, resume_path, save_resume, set_rank_seed, set_rng_state, set_seed, split_batch,
-    wrap_ddp,
+    default_dtype, every, grad_sync, init_distributed, init_model, load_resume, lock_output, loss_share,
+    on_stop_signal, open_log, resolve_device, resume_path, save_resume, set_rank_seed, set_rng_state,
+    set_seed, split_batch, wrap_ddp,
 )
 
 
@@ -584,7 +584,9 @@ def apply_turn(traj: Trajectory, tokenizer, tools, completion_ids, completion_lo
         else:  # a turn of many slow calls would stall the whole batch
             result = {"error": "too many tool calls in one turn",
                       "hint": f"make at most {MAX_CALLS_PER_TURN} calls per turn"}
-        content = cap_tool_output(tokenizer, json.dumps(result, ensure_ascii=False), args.max_tool_tokens)
+        # what a tool echoes of a call (a lone surrogate, a spelled-out <|im_start|>) is text, never a turn
+        content = cap_tool_output(tokenizer, clean_text(json.dumps(result, ensure_ascii=False)),
+                                  args.max_tool_tokens)
         traj.tool_calls.append(
             {**call, "result": result, "valid": call_is_valid(call), "turn": len(traj.turns) - 1}
         )
@@ -1805,7 +1807,8 @@ def main(argv=None):
     state.train_model = wrap_ddp(state.model, dist_info, find_unused_parameters=bool(args.use_moe))
     set_rank_seed(args.seed, dist_info, state.step)  # each rank samples its own trajectories
     os.makedirs(args.save_dir, exist_ok=True)
-    if dist_info.is_main:
+    if dist_info.is_main:  # one run per checkpoint: a second one on the same --save_dir stops here
+        lock_output(weight_path(args.save_dir, args.save_weight, args.hidden_size, bool(args.use_moe)))
         open_metrics(state, dataset, n_batches)
 
     on_stop_signal(lambda signum: setattr(state, "stop_requested", True))

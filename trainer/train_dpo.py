@@ -52,8 +52,8 @@ from model.model_minimind import count_parameters, save_minimind, weight_path
 from trainer.rollout_engine import compute_per_token_logps
 from trainer.train_agent import Trajectory, build_train_batch
 from trainer.trainer_utils import (
-    add_model_args, add_runtime_args, autocast, cosine_lr, every, init_model, load_resume, on_stop_signal,
-    open_log, resolve_runtime, resume_path, save_resume, set_rng_state, set_seed,
+    add_model_args, add_runtime_args, autocast, cosine_lr, every, init_model, load_resume, lock_output,
+    on_stop_signal, open_log, resolve_runtime, resume_path, save_resume, set_rng_state, set_seed,
 )
 
 
@@ -383,6 +383,7 @@ def train(args) -> bool:
 
     on_stop_signal(lambda signum: setattr(run, "stop_signal", signum))
     os.makedirs(args.save_dir, exist_ok=True)
+    lock_output(run.out_path)  # one run per checkpoint: a second one stops here
     log_path = run.out_path.replace(".pth", "_log.jsonl")
     run.log_file = open_log(log_path, run.step if args.from_resume else None, args)
     if run.step == 0:

@@ -42,8 +42,8 @@ from model.model_minimind import count_parameters, save_minimind, weight_path
 from trainer.trainer_utils import (
     add_model_args, add_runtime_args, add_upstream_args, all_ranks_any, all_ranks_sum, autocast, barrier,
     close_distributed, compile_for_training, cosine_lr, every, grad_sync, init_distributed, init_model,
-    load_resume, on_stop_signal, open_log, resolve_runtime, resume_path, save_resume, set_rank_seed,
-    set_rng_state, set_seed, split_batch, WeightEMA, wrap_ddp,
+    load_resume, lock_output, on_stop_signal, open_log, resolve_runtime, resume_path, save_resume,
+    set_rank_seed, set_rng_state, set_seed, split_batch, WeightEMA, wrap_ddp,
 )
 
 
@@ -413,6 +413,7 @@ def train(args):
     os.makedirs(args.save_dir, exist_ok=True)
     log_path = run.out_path.replace(".pth", "_log.jsonl")
     if run.dist.is_main:
+        lock_output(run.out_path)  # one run per checkpoint: a second one stops here
         run.log_file = open_log(log_path, run.step if args.from_resume else None, args)
     bar = tqdm(total=run.total_steps, initial=run.step, desc="sft", dynamic_ncols=True,
                disable=not run.dist.is_main)

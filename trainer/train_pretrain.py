@@ -31,7 +31,7 @@ from dataset.lm_dataset import PretrainDataset
 from model.model_minimind import count_parameters, save_minimind, weight_path
 from trainer.trainer_utils import (
     add_model_args, add_runtime_args, add_upstream_args, autocast, compile_for_training, cosine_lr, every,
-    init_model, load_resume, on_stop_signal, open_log, resolve_runtime, resume_path, save_resume,
+    init_model, load_resume, lock_output, on_stop_signal, open_log, resolve_runtime, resume_path, save_resume,
     set_rng_state, set_seed,
 )
 
@@ -141,6 +141,7 @@ def train(args):
 
     on_stop_signal(lambda signum: stop.update(signal=signum))
     os.makedirs(args.save_dir, exist_ok=True)
+    lock_output(out_path)  # one run per checkpoint: a second one stops here
     log_file = open_log(log_path, step if args.from_resume else None, args)
     bar = tqdm(total=total_steps, initial=step, desc="pretrain", dynamic_ncols=True)
     model.train()

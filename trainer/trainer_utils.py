@@ -5,6 +5,7 @@ seeding, atomic resume checkpoints, and multi-process (torchrun) training.
 import argparse
 import contextlib
 import copy
+import fcntl
 import glob
 import inspect
 import json
@@ -26,6 +27,8 @@ from model.model_minimind import (
     DEFAULT_NUM_LAYERS,
     MiniMindConfig,
     MiniMindForCausalLM,
+    state_bytes,
+    write_atomically,
     load_minimind,
     load_model_dir,
     weight_path,
@@ -414,18 +417,42 @@ def set_rng_state(state: dict):
         torch.cuda.set_rng_state_all(state["cuda"])
 
 
-def atomic_save(obj, path: str):
-    """torch.save to a temporary file in the same folder, fsync, then rename: a reader (or a resumed run)
-    only ever sees a complete file, even if the process is killed mid-save."""
+class RunLocked(RuntimeError):
+    """Another run is writing the same checkpoint."""
+
+
+_HELD_LOCKS = {}  # path -> open lock file, held until the process ends
+
+
+def lock_output(path: str):
+    """Hold {path}.lock for the rest of the process, so that a second run writing the same checkpoint stops
+    at once, naming the first run's pid, instead of the two overwriting each other's files. The lock is the
+    system's (flock): a run that is killed leaves no stale lock behind."""
+    key = os.path.realpath(path)
+    if key in _HELD_LOCKS:  # this process already holds it (a run started again in the same process)
+        return
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    f = open(path + ".lock", "a+", encoding="utf-8")
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        f.seek(0)
+        holder = f.read().strip() or "unknown"
+        f.close()
+        raise RunLocked(f"{path}: another run (pid {holder}) is writing this checkpoint; wait for it to end, "
+                        "or give this run another --save_dir or --save_weight") from None
+    f.seek(0)
+    f.truncate()
+    f.write(f"{os.getpid()}\n")
+    f.flush()
+    _HELD_LOCKS[key] = f
+
+
+def atomic_save(obj, path: str):
+    """torch.save through write_atomically."""
     for stale in glob.glob(glob.escape(path) + ".tmp.*"):  # left by a run killed mid-save
         os.remove(stale)
-    tmp = f"{path}.tmp.{os.getpid()}"
-    with open(tmp, "wb") as f:
-        torch.save(obj, f)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    write_atomically(path, lambda f: torch.save(obj, f), state_bytes(obj))
 
 
 def open_log(path: str, resume_step: int | None = None, args=None):
