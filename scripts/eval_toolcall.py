@@ -27,6 +27,7 @@ Run:
         --trained_on out/agent_256_metrics.jsonl --split unseen
 """
 import argparse
+import concurrent.futures
 import json
 import os
 import sys
@@ -42,8 +43,8 @@ from trainer import evaluation
 from trainer.evaluation import DEFAULT_SYSTEM, CaseResult, case_completed, case_messages, report, run_cases
 from trainer.rollout_engine import create_rollout_engine
 from trainer.train_agent import (
-    TOOL_NAMES, TOOLS_BY_NAME, RolloutConfig, call_is_valid, execute_tool, final_answer, parse_tool_calls,
-    rollout_cases, rollout_single,
+    MAX_CALLS_PER_TURN, TOOL_NAMES, TOOLS_BY_NAME, RolloutConfig, call_is_valid, execute_tool, final_answer,
+    parse_tool_calls, rollout_cases, rollout_single,
 )
 from trainer.trainer_utils import (
     add_model_args, default_dtype, init_model, model_source, resolve_device, set_seed,
@@ -93,7 +94,9 @@ def parse_args(argv=None):
     parser.add_argument("--api_key", default=os.environ.get("OPENAI_API_KEY", "none"))
     parser.add_argument("--stream", type=int, nargs="?", const=1, default=0, choices=[0, 1],
                         help="stream API responses (--stream or --stream 1)")
-    parser.add_argument("--api_timeout", type=float, default=60.0, help="seconds to wait for one API reply")
+    parser.add_argument("--api_timeout", type=float, default=60.0,
+                        help="seconds one API reply may take in all (a server that trickles bytes or sends "
+                             "keep-alives is cut off too); a case fails with the reason and the run goes on")
     parser.add_argument("--api_retries", type=int, default=1, help="retries of a failed API request")
     # --- cases and decoding ---
     parser.add_argument("--cases", default=DEFAULT_CASES_FILE,
@@ -211,6 +214,8 @@ def _api_turn(client, args, messages, tools):
     for chunk in client.chat.completions.create(stream=True, **kwargs):
         if not chunk.choices:
             continue
+        if not isinstance(chunk.choices, list):
+            raise BadReply(f"a stream chunk's choices is a {type(chunk.choices).__name__}, not a list")
         delta = chunk.choices[0].delta
         if delta is None:
             raise BadReply("a stream chunk without a delta")
@@ -226,21 +231,46 @@ def _api_turn(client, args, messages, tools):
     return "".join(content), calls
 
 
+class ApiClient:
+    """The openai client, with a deadline on each reply: the client's own timeout bounds each read, so a
+    server that sends a byte at a time, or keep-alives, would hold a case forever. A reply past the deadline
+    fails its case (BadReply); the client is closed, which ends the abandoned read, and a new one serves on."""
+
+    def __init__(self, args):
+        self.args, self.client = args, None
+        self.pool = concurrent.futures.ThreadPoolExecutor(max_workers=4)
+
+    def turn(self, messages, tools):
+        import openai
+
+        if self.client is None:
+            self.client = openai.OpenAI(base_url=self.args.api_base_url, api_key=self.args.api_key,
+                                        timeout=self.args.api_timeout, max_retries=self.args.api_retries)
+        deadline = self.args.api_timeout * (1 + self.args.api_retries)
+        future = self.pool.submit(_api_turn, self.client, self.args, messages, tools)
+        try:
+            return future.result(timeout=deadline)
+        except concurrent.futures.TimeoutError:
+            client, self.client = self.client, None
+            client.close()
+            raise BadReply(f"Timeout: no complete reply within {deadline:g} s") from None
+
+
 def run_api(cases, args):
     """Drive an OpenAI-compatible endpoint through the same tool world. A reply that cannot be used (an
     HTTP error, a timeout, a body that is not a completion) fails its case with the reason in
     CaseResult.error, and the run goes on."""
     import openai
 
-    client = openai.OpenAI(base_url=args.api_base_url, api_key=args.api_key, timeout=args.api_timeout,
-                           max_retries=args.api_retries)
+    client = ApiClient(args)
     results = []
     for case in cases:
         result = CaseResult(case["prompt"], case["category"], case["gt"], case["expect_tools"],
                             skill=case["skill"], expect_calls=case["expect_calls"])
         try:
             run_api_case(client, case, result, args)
-        except (openai.APIError, BadReply, ValueError, TypeError, AttributeError, RecursionError) as e:
+        except (openai.APIError, BadReply, ValueError, TypeError, AttributeError, RecursionError,
+                KeyError, IndexError) as e:
             # openai.APIError: connection, timeout, HTTP status, a body that is not JSON; ValueError: a body
             # the client cannot read as a completion (pydantic), JSON nested past the recursion limit, ...
             result.error = f"{type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}"
@@ -253,12 +283,13 @@ def run_api(cases, args):
     return results
 
 
-def run_api_case(client, case, result: CaseResult, args):
-    """The multi-turn loop of one case against the API; fills `result`."""
+def run_api_case(client: ApiClient, case, result: CaseResult, args):
+    """The multi-turn loop of one case against the API; fills `result`. As in training, a turn's calls past
+    MAX_CALLS_PER_TURN are answered with an error, not run."""
     messages = case_messages(case, args.system)
     tools = [TOOLS_BY_NAME[n] for n in case["tools"]]
     for turn in range(args.max_turns):
-        content, calls = _api_turn(client, args, messages, tools)
+        content, calls = client.turn(messages, tools)
         result.turns.append(content)
         parsed = []
         for call_id, name, arguments in calls:
@@ -282,8 +313,10 @@ def run_api_case(client, case, result: CaseResult, args):
             {"id": i, "type": "function",
              "function": {"name": name, "arguments": json.dumps(arguments, ensure_ascii=False)}}
             for i, (_, name, arguments) in zip(ids, parsed)]})
-        for i, (_, name, arguments) in zip(ids, parsed):
-            out = execute_tool(name, arguments, timeout=args.tool_timeout)
+        for k, (i, (_, name, arguments)) in enumerate(zip(ids, parsed)):
+            out = execute_tool(name, arguments, timeout=args.tool_timeout) if k < MAX_CALLS_PER_TURN else \
+                {"error": "too many tool calls in one turn",
+                 "hint": f"make at most {MAX_CALLS_PER_TURN} calls per turn"}
             result.calls.append({"name": name, "arguments": arguments, "result": out,
                                  "valid": call_is_valid({"name": name, "arguments": arguments})})
             content = json.dumps(out, ensure_ascii=False)
@@ -356,6 +389,16 @@ def print_speed(results, tokenizer, seconds: float):
     print(f"[speed] {tokens} model-written tokens in {seconds:.1f}s: {tokens / max(seconds, 1e-9):.1f} tokens/s")
 
 
+def write_report(rep: dict, path: str):
+    """The report as JSON, whole or not at all (a temporary file renamed over `path`). Text a model or a
+    server wrote may hold a lone surrogate, which no UTF-8 file can: it is written as its JSON escape."""
+    text = json.dumps(rep, ensure_ascii=False, indent=2).encode("utf-8", "backslashreplace")
+    tmp = f"{path}.tmp.{os.getpid()}"
+    with open(tmp, "wb") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
 def main(argv=None):
     args = parse_args(argv)
     set_seed(args.seed)
@@ -394,8 +437,7 @@ def main(argv=None):
     print(f"\n{source}: {len(results)} cases in {time.time() - t0:.1f}s")
     print_report(rep)
     if args.out:
-        with open(args.out, "w", encoding="utf-8") as f:
-            json.dump(rep, f, ensure_ascii=False, indent=2)
+        write_report(rep, args.out)
         print(f"\nwrote {args.out}")
     return rep
 

@@ -668,3 +668,104 @@ def test_a_full_disk_at_a_save_names_the_path_and_leaves_the_old_file(tmp_path, 
     monkeypatch.undo()
     assert os.listdir(tmp_path) == ["run_resume.pth"]  # no temporary file left
     assert torch.equal(torch.load(path)["w"], torch.zeros(4))  # the earlier checkpoint intact
+
+
+class TrickleAPI:
+    """An HTTP server whose reply never ends: `body` first, then one more byte (or an SSE keep-alive) every
+    0.2 s, so that no single read ever waits long enough for the client's own timeout."""
+
+    def __init__(self, body: bytes, drip: bytes, ctype="application/json"):
+        import http.server
+        import threading
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *a):
+                pass
+
+            def do_POST(self):
+                self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                self.send_response(200)
+                self.send_header("Content-Type", ctype)
+                self.end_headers()
+                self.wfile.write(body)
+                try:
+                    for _ in range(300):
+                        self.wfile.write(drip)
+                        self.wfile.flush()
+                        time.sleep(0.2)
+                except OSError:  # the client hung up
+                    pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+
+@pytest.mark.parametrize("stream, body, drip", [
+    (0, b"{", b" "),  # a JSON body that never ends
+    (1, b"", b": keep-alive\n\n"),  # a stream of nothing but keep-alives
+])
+def test_the_api_timeout_is_a_deadline_for_the_reply(tmp_path, stream, body, drip):
+    from scripts import eval_toolcall
+    api = TrickleAPI(body, drip, "text/event-stream" if stream else "application/json")
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text(json.dumps({"prompt": "hi", "tools": [], "gt": ["x"], "expect_tools": []}) + "\n")
+    out = tmp_path / "report.json"
+    start = time.time()
+    eval_toolcall.main(["--backend", "api", "--api_base_url", api.url, "--cases", str(cases), "--api_retries",
+                        "0", "--api_timeout", "2", "--stream", str(stream), "--out", str(out)])
+    api.server.shutdown()
+    assert time.time() - start < 15
+    rep = json.load(open(out, encoding="utf-8"))
+    assert rep["summary"]["errors"] == 1 and "no complete reply within 2 s" in rep["cases"][0]["error"]
+
+
+def test_the_api_evaluator_survives_odd_chunks_many_calls_and_surrogates(tmp_path):
+    """A chunk whose choices is an object fails its case; a reply of 2,000 calls runs the first
+    MAX_CALLS_PER_TURN; a reply holding a lone surrogate (as a JSON escape) is written into a report that
+    reads back as JSON."""
+    import http.server
+    import threading
+
+    from scripts import eval_toolcall
+    calls = [{"id": f"c{i}", "type": "function", "function": {"name": "calculate_math",
+                                                              "arguments": json.dumps({"expression": "1+1"})}}
+             for i in range(2000)]
+    replies = [b'data: {"id": "x", "object": "chat.completion.chunk", "created": 0, "model": "m", '
+               b'"choices": {"0": {"delta": {"content": "hi"}}}}\n\ndata: [DONE]\n\n',
+               completion({"role": "assistant", "content": None, "tool_calls": calls}),
+               completion({"role": "assistant", "content": "2 \ud800"})]
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *a):
+            pass
+
+        def do_POST(self):
+            self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            body = replies.pop(0) if replies else completion({"role": "assistant", "content": "2"})
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream" if body.startswith(b"data:") else
+                             "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text(json.dumps({"prompt": "1+1", "tools": ["calculate_math"], "gt": ["2"]}) + "\n")
+    out = tmp_path / "report.json"
+    try:
+        eval_toolcall.main(["--backend", "api", "--api_base_url", url, "--cases", str(cases), "--stream", "1",
+                            "--api_retries", "0", "--out", str(out)])  # the odd chunk
+        rep = json.load(open(out, encoding="utf-8"))
+        assert "choices is a dict" in rep["cases"][0]["error"]
+        eval_toolcall.main(["--backend", "api", "--api_base_url", url, "--cases", str(cases), "--api_retries",
+                            "0", "--out", str(out)])  # 2,000 calls, then the surrogate answer
+        rep = json.load(open(out, encoding="utf-8"))
+    finally:
+        server.shutdown()
+    made = rep["cases"][0]["calls"]
+    assert len(made) == 2000 and sum("result" in c["result"] for c in made) == MAX_CALLS_PER_TURN
+    assert rep["cases"][0]["final_answer"] == "2 \ud800" and not list(tmp_path.glob("*.tmp.*"))
