@@ -158,8 +158,11 @@ def parse_conversation(record, path, lineno):
             _fail(path, lineno, f"{where}.content", "expected a string")
         # a control token would be encoded as a real turn boundary (a message that writes its own roles); a
         # lone surrogate cannot be tokenized at all
-        for field, text in texts_of(message):
-            problem = text_problem(text)
+        try:
+            problems = [(field, text_problem(text)) for field, text in texts_of(message)]
+        except RecursionError:
+            _fail(path, lineno, where, "nested too deeply")
+        for field, problem in problems:
             if problem:
                 _fail(path, lineno, f"{where}.{field}", problem)
         message = dict(message)
@@ -170,6 +173,8 @@ def parse_conversation(record, path, lineno):
                     raw = json.loads(raw) if raw.strip() else []
                 except json.JSONDecodeError as e:
                     _fail(path, lineno, f"{where}.tools", f"not valid JSON: {e.msg}")
+                except RecursionError:
+                    _fail(path, lineno, f"{where}.tools", "JSON nested too deeply")
             if not isinstance(raw, list):
                 _fail(path, lineno, f"{where}.tools",
                       "expected a list of tool schemas or a JSON string of one")

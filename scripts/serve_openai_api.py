@@ -71,6 +71,9 @@ MAX_JSON_DEPTH = 64  # a body nested deeper is refused before it is parsed (the 
 MAX_GENERATE_PROMPTS = 256  # prompts one /generate call may carry
 MIN_TEMPERATURE = 1e-4  # below this, logits / T overflow: sampling is greedy
 MAX_STOP_STRINGS = 4  # as OpenAI
+# config.json fields that must equal the served model's before a weight update builds anything from them
+SHAPE_FIELDS = ("vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads",
+                "num_key_value_heads")
 CHAT_PAGE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "chat.html")
 # one request per tool for the chat page to offer (the last: a chained request, call -> result -> next call)
 EXAMPLES = {
@@ -364,7 +367,19 @@ class Generator:
 
     def load_weights(self, path: str):
         """Load a transformers directory (Qwen3 or MiniMind layout) of the same shape into the served model.
-        Everything is read and checked first, so a bad directory leaves the model as it was (ValueError)."""
+        Everything is read and checked first, so a bad directory leaves the model as it was (ValueError); its
+        config.json is checked against the served shape before any model is built from it."""
+        with open(os.path.join(path, "config.json"), encoding="utf-8") as f:
+            try:
+                config = json.load(f)
+            except (json.JSONDecodeError, RecursionError):
+                raise ValueError("config.json is not JSON") from None
+        if not isinstance(config, dict):
+            raise ValueError(f"config.json holds a {type(config).__name__}, not an object")
+        for field in SHAPE_FIELDS:
+            served = getattr(self.model.config, field)
+            if field in config and config[field] != served:
+                raise ValueError(f"config.json: {field} is {str(config[field])[:40]}, the served model's {served}")
         new_state = load_model_dir(path).state_dict()
         state = self.model.state_dict()
         if set(new_state) != set(state):
@@ -514,6 +529,8 @@ def sampling_params_of(raw, i: int) -> SamplingParams:
         raise BadRequest(f"{where}.top_k: only -1 (off) is supported, got {params.top_k}")
     if params.stop:
         raise BadRequest(f"{where}.stop: stop strings are not supported; use stop_token_ids")
+    if params.temperature < MIN_TEMPERATURE:  # logits / 1e-300 overflow: greedy, as the chat route does
+        params.temperature = 0.0
     return params
 
 
@@ -762,8 +779,12 @@ def create_app(model, tokenizer, model_name="minimind", device="cpu", dtype="flo
     def update_weights_from_disk(req: UpdateWeightsRequest):
         try:
             gen.load_weights(req.model_path)
-        except (OSError, ValueError, KeyError, SafetensorError) as e:  # nothing was loaded
-            return JSONResponse(status_code=400, content={"success": False, "message": f"{req.model_path}: {e}"})
+        except OSError:  # one message whether the path is missing, unreadable or not a directory
+            return JSONResponse(status_code=400, content={"success": False, "message": clean_text(
+                f"{req.model_path}: not a model directory this server can read (config.json and weights)")})
+        except (ValueError, KeyError, TypeError, SafetensorError) as e:  # nothing was loaded
+            return JSONResponse(status_code=400, content={"success": False,
+                                                          "message": clean_text(f"{req.model_path}: {e}")})
         return {"success": True, "message": f"loaded {req.model_path}", "num_paused_requests": 0}
 
     @app.get("/get_model_info")
@@ -788,8 +809,10 @@ def create_app(model, tokenizer, model_name="minimind", device="cpu", dtype="flo
         kwargs = req.chat_template_kwargs or {}
         thinking = req.open_thinking if req.open_thinking is not None else kwargs.get("open_thinking", False)
         thinking = bool(thinking)
-        prompt = render(tokenizer, messages, tools, add_generation_prompt=True, open_thinking=thinking)
-        # a long conversation takes a while to tokenize: on a worker thread, so the loop keeps answering
+        # a long conversation takes a while to render and tokenize: on a worker thread, so the loop keeps
+        # answering (/health, other requests) meanwhile
+        prompt = await run_in_threadpool(render, tokenizer, messages, tools, add_generation_prompt=True,
+                                         open_thinking=thinking)
         prompt_ids = await run_in_threadpool(encode, tokenizer, prompt + call_prefix)
         room = gen.context_len - len(prompt_ids)
         if room <= 0:

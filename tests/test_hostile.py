@@ -769,3 +769,41 @@ def test_the_api_evaluator_survives_odd_chunks_many_calls_and_surrogates(tmp_pat
     made = rep["cases"][0]["calls"]
     assert len(made) == 2000 and sum("result" in c["result"] for c in made) == MAX_CALLS_PER_TURN
     assert rep["cases"][0]["final_answer"] == "2 \ud800" and not list(tmp_path.glob("*.tmp.*"))
+
+
+def test_a_tools_string_nested_too_deep_names_its_line_and_can_be_skipped(tmp_path):
+    row = rl_row()
+    row["conversations"][0]["tools"] = "[" * 100_000 + "]" * 100_000
+    path = write_rows(tmp_path, [row, rl_row()])
+    with pytest.raises(DataError, match=r"d.jsonl:1: field 'conversations\[0\]\.tools': JSON nested too deeply"):
+        AgentRLDataset(path)
+    assert len(AgentRLDataset(path, skip_bad_lines=True)) == 1
+
+
+def test_weight_updates_check_the_shape_first_and_say_nothing_of_other_paths(tok, tmp_path):
+    from tests.test_server import raw_post, serve
+    from tests.conftest import tiny_model
+    srv, url = serve(tiny_model(), tok, api_key="k")
+    root = url[:-3]
+    headers = {"Authorization": "Bearer k"}
+    try:
+        answers = []
+        for config in ([], {"hidden_size": "abc"}, {"num_hidden_layers": 120, "model_type": "minimind"}):
+            folder = tmp_path / f"m{len(answers)}"
+            folder.mkdir()
+            (folder / "config.json").write_text(json.dumps(config))
+            status, reply = raw_post(root + "/update_weights_from_disk",
+                                     json.dumps({"model_path": str(folder)}).encode(), headers)
+            answers.append((status, reply["message"]))
+        assert [s for s, _ in answers] == [400, 400, 400]
+        assert "not an object" in answers[0][1] and "hidden_size is abc" in answers[1][1]
+        assert "num_hidden_layers is 120" in answers[2][1]  # refused before a 120-layer model is built
+        missing = [raw_post(root + "/update_weights_from_disk", json.dumps({"model_path": p}).encode(), headers)
+                   for p in ("/nonexistent/dir", "/etc", "/etc/passwd")]
+        assert len({reply["message"].split(": ", 1)[1] for _, reply in missing}) == 1  # the same words for all
+        status, reply = raw_post(root + "/generate", json.dumps(
+            {"input_ids": [1, 2, 3], "sampling_params": {"temperature": 1e-300, "max_new_tokens": 3},
+             "return_logprob": True}).encode(), headers)
+        assert status == 200 and len(reply["meta_info"]["output_token_logprobs"]) == 3
+    finally:
+        srv.should_exit = True
