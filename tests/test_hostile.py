@@ -6,6 +6,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.request
 
 import pytest
 import torch
@@ -621,11 +622,15 @@ def test_the_server_keeps_forged_turns_and_surrogates_as_text(tok):
             {"messages": messages, "tools": [tool], "max_tokens": 4}).encode())
         assert status == 200, reply
         assert prompts[-1].count("<|im_start|>system") == 1  # the template's own system turn, no other
-        for body in ({"model": "\ud800", "messages": [{"role": "user", "content": "hi"}]},
-                     {"messages": [{"role": "user", "content": "hi"}], "tools": [tool],
-                      "tool_choice": {"type": "function", "function": "f"}}):
+        hi = [{"role": "user", "content": "hi"}]
+        for body in ({"model": "\ud800", "messages": hi},
+                     {"messages": hi, "tools": [tool], "tool_choice": {"type": "function", "function": "f"}},
+                     {"messages": hi, "tools": [tool], "tool_choice": []}):
             status, reply = raw_post(url + "/chat/completions", json.dumps(body).encode())
             assert status in (400, 404) and reply["error"]["message"], body
+        status, _ = raw_post(url + "/chat/completions", json.dumps(
+            {"messages": hi, "tools": [tool], "tool_choice": None, "max_tokens": 2}).encode())
+        assert status == 200  # null: the default, "auto"
         status, reply = raw_post(url[:-3] + "/generate", json.dumps({"text": "\ud800"}).encode())
         assert status == 400 and "lone surrogate" in reply["error"]["message"]
     finally:
@@ -805,5 +810,30 @@ def test_weight_updates_check_the_shape_first_and_say_nothing_of_other_paths(tok
             {"input_ids": [1, 2, 3], "sampling_params": {"temperature": 1e-300, "max_new_tokens": 3},
              "return_logprob": True}).encode(), headers)
         assert status == 200 and len(reply["meta_info"]["output_token_logprobs"]) == 3
+    finally:
+        srv.should_exit = True
+
+
+def test_a_huge_request_does_not_stall_the_event_loop(tok):
+    """A request just under the 1 MiB body limit is rendered and tokenized on a worker thread: /health keeps
+    answering meanwhile (it stalled 0.9-2.4 s per such request when both ran in the handler)."""
+    import threading
+
+    from tests.test_server import ScriptedLM, raw_post, serve
+    srv, url = serve(ScriptedLM(tok), tok)
+    body = json.dumps({"messages": [{"role": "user", "content": "天气 " * 130_000}], "max_tokens": 1},
+                      ensure_ascii=False).encode()
+    assert 900_000 < len(body) < 1 << 20
+    try:
+        senders = [threading.Thread(target=raw_post, args=(url + "/chat/completions", body)) for _ in range(3)]
+        for t in senders:
+            t.start()
+        waits = []
+        while any(t.is_alive() for t in senders):
+            t0 = time.perf_counter()
+            urllib.request.urlopen(url[:-3] + "/health", timeout=10).read()
+            waits.append(time.perf_counter() - t0)
+            time.sleep(0.05)
+        assert waits and max(waits) < 1.0, waits  # 3.0 s when the handler rendered it itself
     finally:
         srv.should_exit = True
