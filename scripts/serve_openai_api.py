@@ -379,7 +379,8 @@ class Generator:
         for field in SHAPE_FIELDS:
             served = getattr(self.model.config, field)
             if field in config and config[field] != served:
-                raise ValueError(f"config.json: {field} is {str(config[field])[:40]}, the served model's {served}")
+                raise ValueError(f"config.json: {field} is {str(config[field])[:40]}, not the served model's "
+                                 f"shape ({field} {served})")
         new_state = load_model_dir(path).state_dict()
         state = self.model.state_dict()
         if set(new_state) != set(state):
