@@ -9,6 +9,8 @@ Every other flag is eval_toolcall.py's (model, dtype, batch size, decoding). A c
 answer depends on: the text to translate, the numbers, and the names the tools are called with keep their
 letters; a request the change leaves as it was (no English word to misspell, nothing to lower-case) is not
 counted for that change. The model sees the changed text as it is: robustness has to come from the model.
+The changes are written here, apart from the generator's typing noise (make_agent_data.py --typing_noise), on
+purpose: what measures the model must not be the code that makes its data.
 """
 import argparse
 import json
