@@ -1020,7 +1020,8 @@ def _keep_words(sample) -> set:
 
 
 def _misspell(text, sample, rng, drop: bool):
-    words = [m for m in re.finditer(r"[A-Za-z]{4,}", text) if m.group().lower() not in _keep_words(sample)]
+    keep = _keep_words(sample)
+    words = [m for m in re.finditer(r"[A-Za-z]{4,}", text) if m.group().lower() not in keep]
     if not words:
         return text
     m = rng.choice(words)

@@ -65,8 +65,9 @@ def protected_words(case) -> set:
 
 
 def swap_letters(text: str, case, rng, times: int):
+    keep = protected_words(case)
     for _ in range(times):
-        words = [m for m in WORD.finditer(text) if m.group().lower() not in protected_words(case)]
+        words = [m for m in WORD.finditer(text) if m.group().lower() not in keep]
         words = [m for m in words if len(set(m.group()[1:-1])) > 1]
         if not words:
             return text
