@@ -171,7 +171,7 @@ class Attention(nn.Module):
 
     def qkv(self, x):
         """The query, key and value projections of x (one method, so that a sampling engine can run the three
-        as one fused matmul: see trainer/rollout_engine.PackedLinears)."""
+        as one fused matmul: see trainer/fast_engine.PackedLinears)."""
         return self.q_proj(x), self.k_proj(x), self.v_proj(x)
 
     def forward(self, x, cos, sin, attn_mask, cache: Cache | None):
@@ -185,7 +185,7 @@ class Attention(nn.Module):
         k = apply_rope(k, cos, sin)
         if hasattr(cache, "attend"):
             # a cache that computes the attention itself: the rollout engine's, whose rows share prompts
-            # (trainer/rollout_engine.SharedPromptCache); attn_mask covers the rows' own positions
+            # (trainer/fast_engine.SharedPromptCache); attn_mask covers the rows' own positions
             y = cache.attend(q, k, v, attn_mask, self.layer_idx)  # (B, H, T, hd)
             return self.o_proj(y.transpose(1, 2).reshape(B, T, self.n_heads * hd))
         if cache is not None:

@@ -57,7 +57,8 @@ from dataset.lm_dataset import (
 )
 from model.model_minimind import count_parameters
 from trainer import train_agent
-from trainer.rollout_engine import RolloutEngine, compute_per_token_logps, create_rollout_engine
+from trainer.fast_engine import compute_per_token_logps, create_rollout_engine
+from trainer.rollout_engine import RolloutEngine
 from trainer.train_agent import (
     MOCK_RESULTS, RewardGuards, build_train_batch, calculate_rewards, cap_tool_output, execute_tool,
     generation_prefill, group_advantages, parse_tool_calls, policy_loss, rollout_batch,

@@ -41,7 +41,7 @@ import torch
 from dataset.lm_dataset import DataError, read_jsonl
 from trainer import evaluation
 from trainer.evaluation import DEFAULT_SYSTEM, CaseResult, case_completed, case_messages, report, run_cases
-from trainer.rollout_engine import create_rollout_engine
+from trainer.fast_engine import create_rollout_engine
 from trainer.train_agent import (
     MAX_CALLS_PER_TURN, TOOL_NAMES, TOOLS_BY_NAME, RolloutConfig, call_is_valid, execute_tool, final_answer,
     parse_tool_calls, rollout_cases, rollout_single,

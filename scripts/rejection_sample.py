@@ -49,7 +49,7 @@ from tqdm import tqdm
 
 from dataset.lm_dataset import (CONTROL_TOKENS, AgentRLDataset, encode, encode_sft_conversation,
                                 tokenizer_fingerprint)
-from trainer.rollout_engine import create_rollout_engine
+from trainer.fast_engine import create_rollout_engine
 from trainer.train_agent import (
     CHECK_ARGS, GT_WEIGHT, MOCK_RESULTS, count_repeated_calls, final_answer, generation_prefill,
     gt_match_score, parse_tool_calls, repetition_penalty, rollout_batch, tag_format_score,

@@ -60,7 +60,8 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from dataset.lm_dataset import LONE_SURROGATE, clean_text, clean_value, encode, render
 from model.model_minimind import load_model_dir, weight_path
-from trainer.rollout_engine import KVBuffer, TorchRolloutEngine, sample_next
+from trainer.fast_engine import KVBuffer, TorchRolloutEngine
+from trainer.rollout_engine import sample_next
 from trainer.train_agent import TOOLS, execute_tool, parse_tool_call_body
 from trainer.trainer_utils import (
     TOKENIZER_DIR, add_model_args, autocast, default_dtype, init_model, model_source, resolve_device,

@@ -9,7 +9,7 @@ import torch
 from dataset.lm_dataset import encode, render
 from model.model_minimind import MiniMindConfig, load_minimind
 from trainer import train_agent
-from trainer.rollout_engine import TorchRolloutEngine, compute_per_token_logps
+from trainer.fast_engine import TorchRolloutEngine, compute_per_token_logps
 from trainer.train_agent import TOOLS
 from trainer.trainer_utils import autocast
 from conftest import tiny_model

@@ -178,7 +178,7 @@ def ddp_shared_prompt_grads(rank: int, init_file: str, out_dir: str):
     import torch.distributed as dist
     from torch.nn.parallel import DistributedDataParallel as DDP
 
-    from trainer.rollout_engine import compute_per_token_logps
+    from trainer.fast_engine import compute_per_token_logps
 
     torch.set_num_threads(1)
     dist.init_process_group("gloo", init_method=f"file://{init_file}", rank=rank, world_size=2)
@@ -195,7 +195,7 @@ def ddp_shared_prompt_grads(rank: int, init_file: str, out_dir: str):
 def test_ddp_runs_the_shared_prompt_once_and_all_reduces_its_gradient(tmp_path):
     """The policy's prompt goes through the plain model, the rows through DDP: one DDP forward per backward,
     and every parameter's gradient, the prompt's part included, is the mean of the ranks' full-row gradients."""
-    from trainer.rollout_engine import compute_per_token_logps
+    from trainer.fast_engine import compute_per_token_logps
 
     ranks = torch.multiprocessing.spawn(ddp_shared_prompt_grads, args=(str(tmp_path / "init"), str(tmp_path)),
                                         nprocs=2, join=False)

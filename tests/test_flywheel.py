@@ -12,7 +12,7 @@ from dataset.lm_dataset import SFTDataset, encode_sft_conversation, mix_in
 from model.model_minimind import MiniMindConfig, save_minimind
 from scripts import rejection_sample as rs
 from trainer import train_agent
-from trainer.rollout_engine import TorchRolloutEngine
+from trainer.fast_engine import TorchRolloutEngine
 from trainer.train_agent import TOOLS_BY_NAME, epoch_batches, parse_category_weights
 from conftest import PerTrajectoryEngine, tool_call_text
 

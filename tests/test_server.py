@@ -183,7 +183,7 @@ def test_api_backend_equals_local_backend_on_the_shipped_checkpoint(tok):
 
 def test_streaming_tokens_on_packed_weights_are_the_same(tok):
     """The streaming path samples on the engine's packed bf16 weights: the same tokens as without them."""
-    from trainer.rollout_engine import PackedLinears
+    from trainer.fast_engine import PackedLinears
 
     if not PackedLinears.supported("cpu", "bfloat16"):
         pytest.skip("no oneDNN bf16 linear here")

@@ -18,9 +18,8 @@ from scripts.serve_openai_api import WeightsLock
 from test_agent import read_metrics, tiny_setup, weather_prompt
 from test_server import free_port, serve
 from trainer import train_agent
-from trainer.rollout_engine import (
-    SGLangError, SGLangRolloutEngine, TorchRolloutEngine, compute_per_token_logps, post_json,
-)
+from trainer.fast_engine import TorchRolloutEngine, compute_per_token_logps
+from trainer.sglang_engine import SGLangError, SGLangRolloutEngine, post_json
 from trainer.train_agent import TOOLS
 from trainer.trainer_utils import load_tokenizer
 

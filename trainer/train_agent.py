@@ -52,7 +52,7 @@ from trainer.calculator import evaluate_expression
 from trainer.evaluation import load_cases, report, run_cases
 from trainer.outcome import (count_repeated_calls, final_answer, task_solved, tool_result_ok,
                              validate_gt_in_text)
-from trainer.rollout_engine import compute_per_token_logps, create_rollout_engine
+from trainer.fast_engine import compute_per_token_logps, create_rollout_engine
 from trainer.tool_runner import ToolError, ToolRunner, cap_tool_result
 from trainer.trainer_utils import (
     DistInfo, RankShare, WeightAverage, add_model_args, add_upstream_args, all_ranks_any, all_ranks_sum,

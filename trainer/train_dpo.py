@@ -49,7 +49,7 @@ from tqdm import tqdm
 
 from dataset.lm_dataset import PreferenceDataset, SFTDataset, sft_collate
 from model.model_minimind import count_parameters, save_minimind, weight_path
-from trainer.rollout_engine import compute_per_token_logps
+from trainer.fast_engine import compute_per_token_logps
 from trainer.train_agent import Trajectory, build_train_batch
 from trainer.trainer_utils import (
     add_model_args, add_runtime_args, autocast, cosine_lr, every, init_model, load_resume, lock_output,
