@@ -15,16 +15,10 @@ where one phrasing sits in two splits, naming both tables. To add a phrasing, ap
 RL pool and held-out sets change only when an "rl" or "eval" phrasing does.
 """
 
-from trainer.train_agent import (
-    EXCHANGE_RATES,
-    LOCATION_HINTS,
-    TIME_DATA,
-    TOOLS,
-    TRANSLATIONS,
-    UNIT_FACTORS,
-    WEATHER_DATA,
-    exchange_rate,
+from trainer.mock_world import (
+    EXCHANGE_RATES, LOCATION_HINTS, TIME_DATA, TRANSLATIONS, UNIT_FACTORS, WEATHER_DATA, exchange_rate,
 )
+from trainer.train_agent import TOOLS
 
 LANGS = ("zh", "en")
 TOOL_NAMES = [t["function"]["name"] for t in TOOLS]

@@ -52,9 +52,8 @@ from dataclasses import dataclass, field
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from trainer.train_agent import (  # noqa: E402
-    DEFAULT_TIMEZONE, LOCATION_HINTS, TOOLS_BY_NAME, execute_tool,
-)
+from trainer.mock_world import DEFAULT_TIMEZONE, LOCATION_HINTS  # noqa: E402
+from trainer.train_agent import TOOLS_BY_NAME, execute_tool  # noqa: E402
 from scripts.make_natural_set import fold, natural_prompts  # noqa: E402
 from dataset.agent_phrasings import (  # noqa: E402  the phrasing tables
     SYSTEM_PROMPTS, PREFACES, CITY_NAMES, WEATHER_CITIES, TIME_PLACES, TIMEZONES, CITY_TIMEZONES,

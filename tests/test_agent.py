@@ -11,7 +11,10 @@ from model.model_minimind import MiniMindConfig, save_minimind
 from trainer import train_agent
 from trainer.fast_engine import PackedLinears, TorchRolloutEngine, compute_per_token_logps
 from trainer.outcome import gt_in_text, validate_gt_in_text
+from trainer.prompt_pool import parse_category_weights
+from trainer.step_metrics import solved_share
 from trainer.train_agent import TOOLS, RewardGuards, Trajectory, calculate_rewards, rollout_batch
+from trainer.train_batch import TrainBatch, truncate_for_training
 from conftest import ScriptedEngine, rollout_config, tiny_model
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -366,7 +369,7 @@ def test_solved_share_counts_tasks_as_the_evaluation_does():
              make_traj([CALC, "256*37=9472"]),  # math, GT in the answer: solved
              make_traj([CALC], unfinished=True)]  # math, out of turns: not solved
     trajs[1].tool_calls, trajs[2].tool_calls, trajs[3].tool_calls = [call], [call], [call]
-    assert train_agent.solved_share(items, trajs, 2) == 0.5
+    assert solved_share(items, trajs, 2) == 0.5
     verdicts = [case_completed(CaseResult(prompt="", category="", gt=items[k // 2]["gt"],
                                           expect_tools=items[k // 2]["expect_tools"], calls=t.tool_calls,
                                           turns=t.turns, final_answer=train_agent.final_answer(t.turns),
@@ -499,7 +502,7 @@ def test_first_update_importance_ratio_is_one(tmp_path, tok):
     assert first["trained_samples"] == 4  # every sequence of the batch went through the update
     with open(args[args.index("--data_path") + 1], encoding="utf-8") as f:
         categories = [json.loads(line)["category"] for line in f]
-    weights = train_agent.parse_category_weights(train_agent.parse_args([]).category_weights)
+    weights = parse_category_weights(train_agent.parse_args([]).category_weights)
     assert first["prompts"] == train_agent.epoch_batches(categories, 2, 42, 0, weights)[0]  # what it trained on
     assert first["stepped"] and abs(first["ratio_mean"] - 1) < 0.01 and first["ratio_max"] < 1.01
     assert os.path.exists(tmp_path / "out" / "agent_64.pth")
@@ -555,14 +558,14 @@ def test_truncation_drops_middle_turns_and_keeps_prompt_and_answer():
     ids = list(range(100, 117))
     mask = [1, 1, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 1, 1, 1]
     logps = [-0.1 * (i + 1) for i in range(17)]
-    kept = train_agent.truncate_for_training(10, ids, mask, logps, max_len=10 + 10)
+    kept = truncate_for_training(10, ids, mask, logps, max_len=10 + 10)
     # turn A and its tool turn go first; B + its tool turn + C fit (2 + 5 + 3 = 10)
     assert kept == (ids[7:], mask[7:], logps[7:])
-    kept = train_agent.truncate_for_training(10, ids, mask, logps, max_len=10 + 4)
+    kept = truncate_for_training(10, ids, mask, logps, max_len=10 + 4)
     assert kept == (ids[14:], mask[14:], logps[14:])  # only the final answer is left
-    kept = train_agent.truncate_for_training(10, ids, mask, logps, max_len=10 + 2)
+    kept = truncate_for_training(10, ids, mask, logps, max_len=10 + 2)
     assert kept == (ids[14:16], mask[14:16], logps[14:16])  # the answer's end is cut as a last resort
-    assert train_agent.truncate_for_training(10, ids, mask, logps, max_len=100) == (ids, mask, logps)
+    assert truncate_for_training(10, ids, mask, logps, max_len=100) == (ids, mask, logps)
 
 
 def test_optional_reward_model_scores_the_no_tool_branch(tmp_path, tok):
@@ -679,7 +682,7 @@ def test_rows_cut_to_model_tokens_give_the_full_batch_loss_and_gradient():
         ids[i, :n] = torch.randint(5, 6000, (n,), generator=g)
         mask[i, p:n] = 1
     mask[1, 12:15] = 0  # a tool turn inside row 1
-    batch = train_agent.TrainBatch(ids, mask[:, 1:], -torch.rand(3, 19, generator=g) * mask[:, 1:],
+    batch = TrainBatch(ids, mask[:, 1:], -torch.rand(3, 19, generator=g) * mask[:, 1:],
                                    torch.tensor([1.0, -0.5, 0.3]))
     args = train_agent.parse_args(["--beta", "0.1"])
     ref = tiny_model(seed=4)
@@ -709,7 +712,7 @@ def test_rows_cut_to_model_tokens_give_the_full_batch_loss_and_gradient():
     _, row_logps, _, _ = loss_and_grad(short)
     assert torch.allclose(row_logps, full_logps[:int(mask[0].sum())], atol=1e-5)
     # rows without any model token: one column, a zero loss
-    empty = train_agent.TrainBatch(ids[:1], torch.zeros(1, 19), torch.zeros(1, 19), torch.ones(1)).rows(slice(0, 1))
+    empty = TrainBatch(ids[:1], torch.zeros(1, 19), torch.zeros(1, 19), torch.ones(1)).rows(slice(0, 1))
     assert empty.n_keep == 1 and empty.input_ids.shape == (1, 2)
     # --cut_update 0 (a GPU's default; 1 on the CPU): the rows whole, the same loss and gradient
     assert train_agent.parse_args(["--device", "cpu"]).cut_update == 1
@@ -731,7 +734,7 @@ def test_a_shared_prompt_runs_once_with_the_same_logps_and_gradient():
         ids[i, :20] = prompt
         ids[i, 20:20 + n] = torch.randint(5, 6000, (n,), generator=g)
         mask[i, 20:20 + n] = 1
-    batch = train_agent.TrainBatch(ids, mask[:, 1:], -torch.rand(3, 30, generator=g) * mask[:, 1:],
+    batch = TrainBatch(ids, mask[:, 1:], -torch.rand(3, 30, generator=g) * mask[:, 1:],
                                    torch.tensor([0.7, -1.0, 0.3])).rows(slice(0, 3))
     assert batch.shared_prefix == 19 and batch.n_keep == 11  # the first model token predicted from column 19
     args = train_agent.parse_args([])
@@ -751,8 +754,8 @@ def test_a_shared_prompt_runs_once_with_the_same_logps_and_gradient():
     # rows that differ early share nothing; one row alone shares nothing
     other = ids.clone()
     other[1, 3] += 1
-    assert train_agent.TrainBatch(other, mask[:, 1:], mask[:, 1:], torch.ones(3)).rows(slice(0, 3)).shared_prefix == 0
-    assert train_agent.TrainBatch(ids, mask[:, 1:], mask[:, 1:], torch.ones(3)).rows(slice(0, 1)).shared_prefix == 0
+    assert TrainBatch(other, mask[:, 1:], mask[:, 1:], torch.ones(3)).rows(slice(0, 3)).shared_prefix == 0
+    assert TrainBatch(ids, mask[:, 1:], mask[:, 1:], torch.ones(3)).rows(slice(0, 1)).shared_prefix == 0
     with pytest.raises(ValueError, match="shared prefix"):
         compute_per_token_logps(model, batch.input_ids, batch.n_keep, shared_prefix=batch.shared_prefix + 1)
 

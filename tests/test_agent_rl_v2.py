@@ -8,6 +8,8 @@ import pytest
 import torch
 
 import trainer.train_agent as train_agent
+from trainer import mock_world, prompt_pool
+from trainer.step_metrics import groups_by_category
 from conftest import ScriptedEngine, tool_call_text
 from dataset.agent_phrasings import NO_TOOL_SPLITS
 from dataset.lm_dataset import AgentRLDataset
@@ -126,19 +128,19 @@ def test_dynamic_sampling_draws_until_the_step_has_its_informative_groups(tok):
     argv = ["--max_turns", "1", "--batch_size", "2", "--num_generations", "2", "--max_draws"]
     for max_draws, chunks, informative in (("1", 1, 0), ("2", 2, 1), ("3", 3, 3), ("9", 3, 3)):
         state = FakeState(tok, scripts, argv + [max_draws])
-        groups = train_agent.collect_groups(state, dataset, batches, 0)
+        groups = train_agent.collect_groups(state, dataset, batches, 0, train_agent.score_groups)
         assert (groups.chunks, groups.informative) == (chunks, informative)
         assert groups.prompts == [i for batch in batches[:chunks] for i in batch]
         assert len(groups.trajs) == len(groups.rewards) == 2 * len(groups.items) == 4 * chunks
         assert (groups.group_std > 0).sum() == informative
-        by_category = train_agent.groups_by_category(groups.items, groups.group_std)
+        by_category = groups_by_category(groups.items, groups.group_std)
         assert sum(n for n, _ in by_category.values()) == 2 * chunks
         assert sum(k for _, k in by_category.values()) == informative
         for name, (n, k) in by_category.items():
             assert n == sum(it["category"] == name for it in groups.items) and 0 <= k <= n
     # the epoch's end stops the drawing
     state = FakeState(tok, scripts, argv + ["9"])
-    assert train_agent.collect_groups(state, dataset, batches, 3).chunks == 1
+    assert train_agent.collect_groups(state, dataset, batches, 3, train_agent.score_groups).chunks == 1
 
 
 def test_dynamic_sampling_resume_equals_uninterrupted(tmp_path, tok, monkeypatch):
@@ -256,23 +258,24 @@ def test_the_default_pool_is_regenerated_when_its_sources_change(tmp_path, monke
         with open(os.path.join(cmd[cmd.index("--out_dir") + 1], "agent_rl_pool.jsonl"), "w") as f:
             f.write(f"pool {len(runs)}\n")
 
-    monkeypatch.setattr(train_agent.subprocess, "run", fake_generator)
-    pool = train_agent.DEFAULT_POOL
-    train_agent.ensure_pool(pool)
-    train_agent.ensure_pool(pool)
+    monkeypatch.setattr(prompt_pool.subprocess, "run", fake_generator)
+    pool = prompt_pool.DEFAULT_POOL
+    prompt_pool.ensure_pool(pool, TOOLS)
+    prompt_pool.ensure_pool(pool, TOOLS)
     assert len(runs) == 1
-    assert open(pool + ".sources").read().split() == [train_agent.pool_fingerprint(), train_agent.file_sha256(pool)]
-    monkeypatch.setitem(train_agent.EXCHANGE_RATES, ("USD", "CNY"), 9.99)  # the tool world changes
-    train_agent.ensure_pool(pool)
+    assert open(pool + ".sources").read().split() == [prompt_pool.pool_fingerprint(TOOLS),
+                                                        prompt_pool.file_sha256(pool)]
+    monkeypatch.setitem(mock_world.EXCHANGE_RATES, ("USD", "CNY"), 9.99)  # the tool world changes
+    prompt_pool.ensure_pool(pool, TOOLS)
     assert len(runs) == 2 and open(pool).read() == "pool 2\n"
     os.remove(pool + ".sources")  # a pool from before the fingerprint: made again once
-    train_agent.ensure_pool(pool)
-    train_agent.ensure_pool(pool)
+    prompt_pool.ensure_pool(pool, TOOLS)
+    prompt_pool.ensure_pool(pool, TOOLS)
     assert len(runs) == 3
     with open(pool, "w") as f:  # rewritten by the generator run by hand on other tables: made again once
         f.write("a pool of other phrasings\n")
-    train_agent.ensure_pool(pool)
-    train_agent.ensure_pool(pool)
+    prompt_pool.ensure_pool(pool, TOOLS)
+    prompt_pool.ensure_pool(pool, TOOLS)
     assert len(runs) == 4 and open(pool).read() == "pool 4\n"
-    train_agent.ensure_pool("mine.jsonl")
+    prompt_pool.ensure_pool("mine.jsonl", TOOLS)
     assert len(runs) == 4 and not os.path.exists("mine.jsonl")

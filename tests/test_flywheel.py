@@ -13,7 +13,8 @@ from model.model_minimind import MiniMindConfig, save_minimind
 from scripts import rejection_sample as rs
 from trainer import train_agent
 from trainer.fast_engine import TorchRolloutEngine
-from trainer.train_agent import TOOLS_BY_NAME, epoch_batches, parse_category_weights
+from trainer.prompt_pool import epoch_batches, parse_category_weights
+from trainer.train_agent import TOOLS_BY_NAME
 from conftest import PerTrajectoryEngine, tool_call_text
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

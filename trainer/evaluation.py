@@ -10,12 +10,29 @@ conversations format) reads as a case too.
 """
 import math
 from collections import Counter, defaultdict
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 
 from dataset.lm_dataset import AgentRLDataset, DataError, read_jsonl, text_problem
 from trainer.outcome import count_repeated_calls, final_answer, task_solved, tool_result_ok
 
 DEFAULT_SYSTEM = "你是一个有用的AI助手。"
+
+
+@dataclass
+class RolloutConfig:
+    """What a rollout reads: the trainer's flags, or the evaluator's (greedy)."""
+    max_turns: int = 3
+    max_gen_len: int = 256
+    max_total_len: int = 2500
+    max_tool_tokens: int = 256
+    tool_timeout: float = 1.0
+    temperature: float = 0.0
+    top_p: float = 1.0
+
+    @classmethod
+    def of(cls, args, **overrides):
+        """The config from any object with these fields (an argparse Namespace), with overrides."""
+        return cls(**{**{f.name: getattr(args, f.name) for f in fields(cls)}, **overrides})
 
 
 def load_cases(path, known_tools, skip_bad_lines=False, stats=None):

@@ -1,24 +1,22 @@
 """
 Agent RL: teach a small MiniMind model to use tools with multi-turn reinforcement learning.
 
-One batch, top to bottom:
-    1. rollout   the policy answers each prompt num_generations times; whenever it writes a <tool_call>, the
-                 call is executed in a mock tool world and the result is injected as a <tool_response> turn,
-                 then the model continues (up to max_turns). Token-in/token-out: the training sequence is
-                 exactly the ids the model sampled plus the ids of the injected turns, never decoded and
-                 re-encoded.
-    2. reward    calculate_rewards(): tag format, tool alignment, GT match in the final answer, unfinished and
-                 repetition penalties (the no-tool branch scores length/thinking/optional reward model
-                 instead).
-    3. advantage group-normalised per prompt: (r - mean) / (std + 1e-4).
-    4. loss      CISPO (or GRPO) on the tokens the model wrote (response_mask = 1), minus beta * KL to a
-                 frozen reference model; tool output tokens (mask 0) get no gradient.
-    5. step      clip, AdamW step, cosine LR; log; save.
-
-Simplifications: mock tools with fixed data (no network), rollouts from the policy itself in the training
-process (or, with --rollout_engine sglang, from an SGLang server that gets the policy's weights after every
-step). Under torchrun each rank rolls out its share of every batch's prompts (whole groups) and
-DistributedDataParallel averages the gradients; rank 0 logs, evaluates and saves.
+This file is the lesson, in the order one batch flows through it:
+    1. the tool world  TOOLS (what the model is told), MOCK_RESULTS (what a call returns), CHECK_ARGS (is a
+                       call well-formed), parse_tool_calls, execute_tool
+    2. rollout         the policy answers each prompt num_generations times; whenever it writes a <tool_call>,
+                       the call is executed and the result injected as a tool turn, then the model goes on (up
+                       to max_turns). Token-in/token-out: the training sequence is exactly the ids the model
+                       sampled plus the ids of the injected turns; response_mask is 1 only on the model's own.
+    3. reward          calculate_rewards(): tag format, tool alignment, GT match in the final answer,
+                       unfinished and repetition penalties, the reward-hacking guards; each term named
+    4. advantage       group-normalised per prompt: (r - mean) / (std + 1e-4)
+    5. loss            CISPO (or GRPO) on the tokens the model wrote, plus beta * KL to a frozen reference
+    6. step            clip, AdamW, cosine LR; log; save; evaluate
+Mechanism a first reading can skip lives in modules named for it: agent_flags (the command line), prompt_pool
+(prompts and their order), train_batch (trajectories to tensors), dynamic_sampling, step_metrics,
+checkpoint_eval (periodic evaluation, best checkpoint, rollback), train_state (resume), fast_engine (the fast
+rollout engine; rollout_engine.py is the plain one), mock_world (the tools' data).
 
 Run (CPU, from the shipped cold-start checkpoint):
     python trainer/train_agent.py
@@ -26,19 +24,17 @@ Run (CPU, from the shipped cold-start checkpoint):
     python trainer/train_agent.py --rollout_engine sglang --sglang_base_url http://127.0.0.1:30000
     torchrun --nproc_per_node 2 trainer/train_agent.py --batch_size 4
 """
-import argparse
 import atexit
 import copy
-import hashlib
 import json
 import math
 import os
 import random
 import re
-import subprocess
 import sys
 import time
-from dataclasses import dataclass, field, fields
+
+from dataclasses import dataclass, field
 
 if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -47,27 +43,29 @@ import torch
 from tqdm import tqdm
 
 from dataset.lm_dataset import AgentRLDataset, clean_text, encode, render
-from model.model_minimind import count_parameters, save_minimind, weight_path
-from trainer.calculator import evaluate_expression
-from trainer.evaluation import load_cases, report, run_cases
-from trainer.outcome import (count_repeated_calls, final_answer, task_solved, tool_result_ok,
-                             validate_gt_in_text)
+from model.model_minimind import weight_path
+from trainer import agent_flags, mock_world
+from trainer.checkpoint_eval import periodic_eval_on_rank0, write_final_profile
+from trainer.dynamic_sampling import collect_groups
+from trainer.evaluation import RolloutConfig, load_cases, report, run_cases
 from trainer.fast_engine import compute_per_token_logps, create_rollout_engine
-from trainer.tool_runner import ToolError, ToolRunner, cap_tool_result
+from trainer.outcome import count_repeated_calls, final_answer, validate_gt_in_text
+from trainer.prompt_pool import category_weights, ensure_pool, epoch_batches
+from trainer.reward_model import RewardModel
+from trainer.step_metrics import debug_print, log_step, open_metrics, step_record
+from trainer.tool_runner import ToolRunner, cap_tool_result
+from trainer.train_batch import build_train_batch
+from trainer.train_state import TrainState, save_checkpoints
 from trainer.trainer_utils import (
-    DistInfo, RankShare, WeightAverage, add_model_args, add_upstream_args, all_ranks_any, all_ranks_sum,
-    autocast, average_record, barrier, broadcast_flag, broadcast_weights, close_distributed, cosine_lr,
-    default_dtype, every, grad_sync, init_distributed, init_model, load_resume, lock_output, loss_share,
-    on_stop_signal, open_log, resolve_device, resume_path, save_resume, set_rank_seed, set_rng_state,
-    set_seed, split_batch, wrap_ddp,
+    WeightAverage, all_ranks_any, all_ranks_sum, autocast, average_record, barrier, close_distributed,
+    cosine_lr, every, grad_sync, init_distributed, init_model, load_resume, lock_output,
+    loss_share, on_stop_signal, resume_path, set_rank_seed, set_seed, wrap_ddp,
 )
 
 
 # ==========================================================================================================
-# The tool world: TOOLS (what the model is told), mock data, MOCK_RESULTS (what a call returns),
-# CHECK_ARGS (is a call well-formed), parse_tool_calls, execute_tool. Every other file imports these.
-# To add a tool: append to TOOLS, add its function to MOCK_RESULTS and its check to CHECK_ARGS, and add data
-# for it in scripts/make_agent_data.py.
+# 1. The tool world. To add a tool: append it to TOOLS, its function to MOCK_RESULTS (data and function in
+# trainer/mock_world.py) and its check to CHECK_ARGS, and teach it in scripts/make_agent_data.py.
 # ==========================================================================================================
 
 
@@ -108,249 +106,16 @@ TOOLS = [
 TOOLS_BY_NAME = {t["function"]["name"]: t for t in TOOLS}
 TOOL_NAMES = list(TOOLS_BY_NAME)
 
-# --- mock data ---------------------------------------------------------------------------------------------
 
-# city -> (temperature, condition, humidity)
-WEATHER_DATA = {
-    "北京": ("28°C", "晴", "35%"),
-    "上海": ("15°C", "多云", "70%"),
-    "广州": ("32°C", "闷热", "85%"),
-    "深圳": ("30°C", "晴", "75%"),
-    "杭州": ("22°C", "阴", "65%"),
-    "成都": ("18°C", "小雨", "90%"),
-    "武汉": ("25°C", "多云", "60%"),
-    "南京": ("20°C", "晴", "55%"),
-    "西安": ("16°C", "大风", "30%"),
-    "重庆": ("26°C", "阴", "80%"),
-    "Tokyo": ("12°C", "晴", "45%"),
-    "New York": ("8°C", "多云", "50%"),
-    "London": ("5°C", "小雨", "85%"),
-    "Paris": ("10°C", "阴", "70%"),
-    "Sydney": ("25°C", "晴朗", "60%"),
-}
-# other names the weather service understands, mapped to the canonical city
-CITY_ALIASES = {
-    "beijing": "北京", "shanghai": "上海", "guangzhou": "广州", "shenzhen": "深圳", "hangzhou": "杭州",
-    "chengdu": "成都", "wuhan": "武汉", "nanjing": "南京", "xi'an": "西安", "xian": "西安", "chongqing": "重庆",
-    "东京": "Tokyo", "纽约": "New York", "伦敦": "London", "巴黎": "Paris", "悉尼": "Sydney",
-}
-# places the service does not know, but whose city it can suggest (correction tasks: retry with the city)
-LOCATION_HINTS = {
-    "浦东": "上海", "徐汇": "上海", "海淀": "北京", "朝阳区": "北京", "天河": "广州", "南山": "深圳",
-    "西湖区": "杭州", "武侯": "成都", "雁塔": "西安", "渝中": "重庆",
-    "Manhattan": "New York", "Brooklyn": "New York", "Shibuya": "Tokyo", "涩谷": "Tokyo",
-    "Westminster": "London", "Montmartre": "Paris",
+MOCK_RESULTS = {  # what a call returns: trainer/mock_world.py answers from fixed data (no network)
+    "calculate_math": mock_world.tool_calculate_math,
+    "unit_converter": mock_world.tool_unit_converter,
+    "get_current_weather": mock_world.tool_get_current_weather,
+    "get_current_time": mock_world.tool_get_current_time,
+    "get_exchange_rate": mock_world.tool_get_exchange_rate,
+    "translate_text": mock_world.tool_translate_text,
 }
 
-MOCK_DATE = "2025-03-07"
-MOCK_WEEKDAY = "Friday"
-TIME_DATA = {
-    "Asia/Shanghai": "14:30:00",
-    "America/New_York": "01:30:00",
-    "Europe/London": "06:30:00",
-    "Asia/Tokyo": "15:30:00",
-    "Europe/Paris": "07:30:00",
-    "Australia/Sydney": "17:30:00",
-}
-DEFAULT_TIMEZONE = "Asia/Shanghai"
-TIMEZONE_ALIASES = {
-    "北京": "Asia/Shanghai", "上海": "Asia/Shanghai", "beijing": "Asia/Shanghai", "shanghai": "Asia/Shanghai",
-    "china": "Asia/Shanghai", "中国": "Asia/Shanghai", "utc+8": "Asia/Shanghai", "cst": "Asia/Shanghai",
-    "东京": "Asia/Tokyo", "tokyo": "Asia/Tokyo", "日本": "Asia/Tokyo", "japan": "Asia/Tokyo",
-    "纽约": "America/New_York", "new york": "America/New_York",
-    "伦敦": "Europe/London", "london": "Europe/London", "英国": "Europe/London",
-    "巴黎": "Europe/Paris", "paris": "Europe/Paris", "法国": "Europe/Paris",
-    "悉尼": "Australia/Sydney", "sydney": "Australia/Sydney",
-}
-
-# listed pairs; the reverse of a pair is 1/rate rounded to 4 decimals
-EXCHANGE_RATES = {
-    ("USD", "CNY"): 7.21, ("EUR", "CNY"): 7.85, ("GBP", "CNY"): 9.12, ("JPY", "CNY"): 0.048,
-    ("USD", "EUR"): 0.92, ("USD", "GBP"): 0.79, ("CNY", "JPY"): 20.83, ("AUD", "CNY"): 4.72,
-}
-CURRENCY_ALIASES = {
-    "美元": "USD", "人民币": "CNY", "欧元": "EUR", "英镑": "GBP", "日元": "JPY", "澳元": "AUD",
-    "rmb": "CNY", "yuan": "CNY", "dollar": "USD", "euro": "EUR", "pound": "GBP", "yen": "JPY",
-}
-
-# (from, to) -> factor; temperatures use the real formula instead
-UNIT_FACTORS = {
-    ("km", "miles"): 0.621371, ("miles", "km"): 1.60934,
-    ("kg", "pounds"): 2.20462, ("pounds", "kg"): 0.453592,
-    ("meters", "feet"): 3.28084, ("feet", "meters"): 0.3048,
-}
-UNIT_ALIASES = {
-    "km": "km", "kilometer": "km", "kilometers": "km", "公里": "km", "千米": "km",
-    "miles": "miles", "mile": "miles", "mi": "miles", "英里": "miles",
-    "kg": "kg", "kilogram": "kg", "kilograms": "kg", "公斤": "kg", "千克": "kg",
-    "pounds": "pounds", "pound": "pounds", "lb": "pounds", "lbs": "pounds", "磅": "pounds",
-    "meters": "meters", "meter": "meters", "m": "meters", "米": "meters",
-    "feet": "feet", "foot": "feet", "ft": "feet", "英尺": "feet",
-    "celsius": "celsius", "c": "celsius", "°c": "celsius", "摄氏度": "celsius",
-    "fahrenheit": "fahrenheit", "f": "fahrenheit", "°f": "fahrenheit", "华氏度": "fahrenheit",
-}
-
-# (text, target language) -> translation
-TRANSLATIONS = {
-    ("你好世界", "english"): "Hello World",
-    ("今天天气真好", "english"): "The weather is nice today",
-    ("机器学习很有趣", "english"): "Machine learning is interesting",
-    ("谢谢你的帮助", "english"): "Thank you for your help",
-    ("我爱北京", "english"): "I love Beijing",
-    ("早上好", "english"): "Good morning",
-    ("祝你好运", "english"): "Good luck",
-    ("欢迎来到中国", "english"): "Welcome to China",
-    ("Good morning", "chinese"): "早上好",
-    ("I love programming", "chinese"): "我喜欢编程",
-    ("Happy birthday", "chinese"): "生日快乐",
-    ("Hello World", "chinese"): "你好世界",
-    ("See you tomorrow", "chinese"): "明天见",
-    ("Thank you very much", "chinese"): "非常感谢",
-    ("Nice to meet you", "chinese"): "很高兴认识你",
-    ("Artificial intelligence", "chinese"): "人工智能",
-}
-LANGUAGE_ALIASES = {
-    "english": "english", "en": "english", "英文": "english", "英语": "english",
-    "chinese": "chinese", "zh": "chinese", "中文": "chinese", "汉语": "chinese",
-}
-
-
-# --- the other tools --------------------------------------------------------------------------------------
-
-def _norm(text) -> str:
-    return str(text).strip().lower()
-
-
-THOUSANDS = re.compile(r"[+-]?\d{1,3}(,\d{3})+(\.\d*)?")  # 1,250 or 12,345.5
-
-
-def _to_number(value):
-    if isinstance(value, bool):
-        raise ToolError("value must be a number")
-    text = str(value).strip()
-    if isinstance(value, str) and "," in text:
-        if not THOUSANDS.fullmatch(text):  # "1,5": a decimal comma, or a typo; 15 would be a guess
-            raise ToolError(f"value must be a number, got {text[:40]!r}", hint="write decimals with a dot")
-        text = text.replace(",", "")
-    try:
-        number = value if isinstance(value, (int, float)) else float(text)
-    except ValueError:
-        raise ToolError(f"value must be a number, got {text[:40]!r}") from None
-    if not math.isfinite(number) or abs(number) > 1e15:
-        raise ToolError(f"value out of range: {text[:40]}", hint="use a value below 1e15")
-    return number
-
-
-def tool_calculate_math(args):  # the evaluator: trainer/calculator.py
-    return {"result": evaluate_expression(str(args["expression"]))}
-
-
-def tool_unit_converter(args):
-    value = _to_number(args["value"])
-    src = UNIT_ALIASES.get(_norm(args["from_unit"]))
-    dst = UNIT_ALIASES.get(_norm(args["to_unit"]))
-    supported = "km, miles, kg, pounds, meters, feet, celsius, fahrenheit"
-    if src is None or dst is None:
-        bad = args["from_unit"] if src is None else args["to_unit"]
-        raise ToolError(f"unknown unit: {str(bad)[:40]}", hint=f"supported units: {supported}")
-    if (src, dst) == ("celsius", "fahrenheit"):
-        result = value * 1.8 + 32
-    elif (src, dst) == ("fahrenheit", "celsius"):
-        result = (value - 32) / 1.8
-    elif src == dst:
-        result = value
-    elif (src, dst) in UNIT_FACTORS:
-        result = value * UNIT_FACTORS[(src, dst)]
-    else:
-        raise ToolError(f"cannot convert {src} to {dst}", hint=f"supported units: {supported}")
-    return {"value": value, "from_unit": src, "to_unit": dst, "result": round(result, 4)}
-
-
-def resolve_city(location: str):
-    name = str(location).strip()
-    if name in WEATHER_DATA:
-        return name
-    if name in CITY_ALIASES:
-        return CITY_ALIASES[name]
-    lowered = {k.lower(): k for k in WEATHER_DATA}
-    return lowered.get(name.lower()) or CITY_ALIASES.get(name.lower())
-
-
-def tool_get_current_weather(args):
-    location = str(args["location"]).strip()
-    city = resolve_city(location)
-    if city is None:
-        if location in LOCATION_HINTS:
-            parent = LOCATION_HINTS[location]
-            raise ToolError(
-                f"unknown location: {location}", hint=f"{location} is in {parent}; query {parent}"
-            )
-        raise ToolError(f"unknown location: {location[:40]}", hint="supported: " + ", ".join(WEATHER_DATA))
-    temperature, condition, humidity = WEATHER_DATA[city]
-    return {"city": city, "temperature": temperature, "condition": condition, "humidity": humidity}
-
-
-def tool_get_current_time(args):
-    tz = str(args.get("timezone") or DEFAULT_TIMEZONE).strip()
-    canonical = {k.lower(): k for k in TIME_DATA}.get(tz.lower()) or TIMEZONE_ALIASES.get(tz.lower()) \
-        or TIMEZONE_ALIASES.get(tz)
-    if canonical is None:
-        raise ToolError(f"unknown timezone: {tz[:40]}", hint="supported: " + ", ".join(TIME_DATA))
-    return {"timezone": canonical, "datetime": f"{MOCK_DATE} {TIME_DATA[canonical]}", "weekday": MOCK_WEEKDAY}
-
-
-def _currency(code):
-    text = str(code).strip()
-    return CURRENCY_ALIASES.get(text) or CURRENCY_ALIASES.get(text.lower()) or text.upper()
-
-
-def exchange_rate(src: str, dst: str):
-    """Listed pair, its reverse (1/rate, 4 decimals), 1.0 for the same known currency, else None."""
-    if src == dst:
-        return 1.0 if src in KNOWN_CURRENCIES else None
-    if (src, dst) in EXCHANGE_RATES:
-        return EXCHANGE_RATES[(src, dst)]
-    if (dst, src) in EXCHANGE_RATES:
-        return round(1 / EXCHANGE_RATES[(dst, src)], 4)
-    return None
-
-
-def tool_get_exchange_rate(args):
-    src, dst = _currency(args["from_currency"]), _currency(args["to_currency"])
-    rate = exchange_rate(src, dst)
-    if rate is None:
-        pairs = ", ".join(f"{a}->{b}" for a, b in EXCHANGE_RATES)
-        raise ToolError(f"unknown currency pair: {src[:10]}->{dst[:10]}", hint=f"supported pairs: {pairs}")
-    return {"from": src, "to": dst, "rate": rate}
-
-
-KNOWN_CURRENCIES = {c for pair in EXCHANGE_RATES for c in pair}
-TEXT_QUOTES_AND_STOPS = "。.!!??\"'“”"  # characters stripped from both ends of a text to translate
-
-
-def tool_translate_text(args):
-    text = str(args["text"]).strip().strip(TEXT_QUOTES_AND_STOPS)
-    language = LANGUAGE_ALIASES.get(_norm(args["target_language"]))
-    if language is None:
-        raise ToolError(f"unsupported target language: {str(args['target_language'])[:20]}",
-                        hint="use english or chinese")
-    for (source, target), translation in TRANSLATIONS.items():
-        if target == language and source.lower() == text.lower():
-            return {"text": text, "target_language": language, "translation": translation}
-    raise ToolError(f"no translation available for: {text[:40]}")
-
-
-MOCK_RESULTS = {
-    "calculate_math": tool_calculate_math,
-    "unit_converter": tool_unit_converter,
-    "get_current_weather": tool_get_current_weather,
-    "get_current_time": tool_get_current_time,
-    "get_exchange_rate": tool_get_exchange_rate,
-    "translate_text": tool_translate_text,
-}
-
-
-# --- CHECK_ARGS: is a call well-formed (used by the reward and the metrics, not to refuse execution) -------
 
 def _nonempty_str(x):
     return isinstance(x, str) and x.strip() != ""
@@ -367,44 +132,18 @@ def _is_number(x):
         return False
 
 
-def check_calculate_math(a):
-    return _nonempty_str(a.get("expression"))
-
-
-def check_unit_converter(a):
-    return (
-        _is_number(a.get("value")) and _nonempty_str(a.get("from_unit")) and _nonempty_str(a.get("to_unit"))
-    )
-
-
-def check_get_current_weather(a):
-    return _nonempty_str(a.get("location"))
-
-
-def check_get_current_time(a):
-    return a.get("timezone") is None or _nonempty_str(a.get("timezone"))
-
-
-def check_get_exchange_rate(a):
-    return _nonempty_str(a.get("from_currency")) and _nonempty_str(a.get("to_currency"))
-
-
-def check_translate_text(a):
-    return _nonempty_str(a.get("text")) and _nonempty_str(a.get("target_language"))
-
-
-CHECK_ARGS = {
-    "calculate_math": check_calculate_math,
-    "unit_converter": check_unit_converter,
-    "get_current_weather": check_get_current_weather,
-    "get_current_time": check_get_current_time,
-    "get_exchange_rate": check_get_exchange_rate,
-    "translate_text": check_translate_text,
+CHECK_ARGS = {  # is a call well-formed: read by the reward and the metrics (execute_tool refuses the rest)
+    "calculate_math": lambda a: _nonempty_str(a.get("expression")),
+    "unit_converter": lambda a: _is_number(a.get("value")) and _nonempty_str(a.get("from_unit"))
+    and _nonempty_str(a.get("to_unit")),
+    "get_current_weather": lambda a: _nonempty_str(a.get("location")),
+    "get_current_time": lambda a: a.get("timezone") is None or _nonempty_str(a.get("timezone")),
+    "get_exchange_rate": lambda a: _nonempty_str(a.get("from_currency"))
+    and _nonempty_str(a.get("to_currency")),
+    "translate_text": lambda a: _nonempty_str(a.get("text")) and _nonempty_str(a.get("target_language")),
 }
 assert set(MOCK_RESULTS) == set(CHECK_ARGS) == set(TOOLS_BY_NAME), "the tool tables disagree"
 
-
-# --- parsing and executing calls ---------------------------------------------------------------------------
 
 CALL_OPEN, CALL_CLOSE = "<tool_call>", "</tool_call>"
 MAX_CALL_CHARS = 4000  # a call longer than this is not parsed (a runaway generation, not a call)
@@ -494,7 +233,7 @@ def execute_tool(name, args, timeout: float = 1.0):
 
 
 # ==========================================================================================================
-# Multi-turn rollout: render -> generate -> parse -> execute -> inject, token-in/token-out.
+# 2. Multi-turn rollout: render -> generate -> parse -> execute -> inject, token-in/token-out.
 # ==========================================================================================================
 
 
@@ -649,23 +388,6 @@ def rollout_batch(rollout_engine, tokenizer, messages_batch, tools_batch, num_ge
     return trajs
 
 
-@dataclass
-class RolloutConfig:
-    """What a rollout reads: the trainer's flags, or the evaluator's (greedy)."""
-    max_turns: int = 3
-    max_gen_len: int = 256
-    max_total_len: int = 2500
-    max_tool_tokens: int = 256
-    tool_timeout: float = 1.0
-    temperature: float = 0.0
-    top_p: float = 1.0
-
-    @classmethod
-    def of(cls, args, **overrides):
-        """The config from any object with these fields (an argparse Namespace), with overrides."""
-        return cls(**{**{f.name: getattr(args, f.name) for f in fields(cls)}, **overrides})
-
-
 def rollout_cases(model, tokenizer, cfg: RolloutConfig, device: str, dtype: str):
     """A rollout function for trainer/evaluation.run_cases: one trajectory per case, with the case's tools."""
     engine = create_rollout_engine(
@@ -680,8 +402,9 @@ def rollout_cases(model, tokenizer, cfg: RolloutConfig, device: str, dtype: str)
 
 
 # ==========================================================================================================
-# Reward: result > process > format. Each term is a named function; calculate_rewards returns them per sample.
+# 3. Reward: result > process > format. Each term is a named function; calculate_rewards returns them all.
 # ==========================================================================================================
+
 
 REWARD_CLIP = 3.0  # the total is clipped to [-3, 3]
 TAG_PENALTY = 0.5  # per unbalanced <tool_call> tag
@@ -845,386 +568,9 @@ def calculate_rewards(trajectories, gt_batch, tools_batch, num_generations, rewa
     return rewards
 
 
-class RewardModel:
-    """An optional transformers reward model (sequence classification, one logit) for the no-tool branch:
-    it scores the user's question with the model's final answer."""
-
-    def __init__(self, path: str, device: str = "cpu", max_length: int = 1024, clip: float = 3.0):
-        from transformers import AutoModelForSequenceClassification, AutoTokenizer
-
-        self.tokenizer = AutoTokenizer.from_pretrained(path)
-        self.model = AutoModelForSequenceClassification.from_pretrained(path, dtype=torch.float32).to(device)
-        self.model.eval().requires_grad_(False)
-        if self.model.config.num_labels != 1:
-            raise ValueError(f"{path}: a reward model needs num_labels=1, got {self.model.config.num_labels}")
-        self.device, self.max_length, self.clip = device, max_length, clip
-
-    @torch.no_grad()
-    def score(self, messages, answer: str) -> float:
-        question = next((m.get("content") or "" for m in reversed(messages) if m["role"] == "user"), "")
-        chat = [{"role": "user", "content": question}, {"role": "assistant", "content": answer}]
-        if self.tokenizer.chat_template:
-            text = self.tokenizer.apply_chat_template(chat, tokenize=False)
-        else:
-            text = f"user: {question}\nassistant: {answer}"
-        enc = self.tokenizer(text, truncation=True, max_length=self.max_length, return_tensors="pt")
-        logit = self.model(**{k: v.to(self.device) for k, v in enc.items()}).logits[0, 0].item()
-        return max(-self.clip, min(self.clip, logit))
-
-
 # ==========================================================================================================
-# Training: rollout -> reward -> group advantages -> CISPO/GRPO loss with KL to the reference -> step.
+# 4-6. Training: group advantages -> CISPO/GRPO loss with KL to the reference -> step; the loop; main.
 # ==========================================================================================================
-
-
-SAVE_DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
-
-
-def parse_args(argv=None):
-    parser = argparse.ArgumentParser(description="Agent RL: multi-turn tool use with CISPO/GRPO")
-    add_data_args(parser)
-    add_rollout_args(parser)
-    add_reward_args(parser)
-    add_training_args(parser)
-    add_upstream_args(parser, max_seq_len_instead="a trajectory is bounded by --max_total_len (all turns) "
-                                                  "and each model turn by --max_gen_len")
-    args = parser.parse_args(argv)
-    args.device = resolve_device(args.device)
-    args.dtype = args.dtype or default_dtype(args.device)
-    if args.cut_update is None:  # FLOPs cost on a CPU; on a GPU, at this size, launches do
-        args.cut_update = int(not str(args.device).startswith("cuda"))
-    return args
-
-
-DEFAULT_POOL = "dataset/agent_rl_pool.jsonl"
-POOL_SOURCES = ("scripts/make_agent_data.py", "dataset/agent_phrasings.py")  # besides this file's tool world
-
-
-def pool_fingerprint() -> str:
-    """A hash of what the default pool is made from: the generator, its phrasing tables, the tool world."""
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    digest = hashlib.sha256()
-    for rel in POOL_SOURCES:
-        with open(os.path.join(root, rel), "rb") as f:
-            digest.update(f.read())
-    world = (TOOLS, WEATHER_DATA, LOCATION_HINTS, TIME_DATA, EXCHANGE_RATES, UNIT_FACTORS, TRANSLATIONS,
-             DEFAULT_TIMEZONE)
-    digest.update(repr(world).encode())
-    return digest.hexdigest()
-
-
-def ensure_pool(path: str):
-    """The default prompt pool is generated (deterministically, in seconds) rather than shipped: make it on
-    first use by running the generator (a script, so the trainer imports nothing from scripts/), and again
-    when a phrasing table, the generator or the tool world changed since (a stale pool would train on the
-    old wordings without a word). Beside it, {path}.sources holds the fingerprint of its sources and the hash
-    of the pool it made, so a pool written since by anything else (scripts/make_agent_data.py run on other
-    tables) is made again too."""
-    if os.path.normpath(path) != os.path.normpath(DEFAULT_POOL):
-        return
-    stamp, sources = path + ".sources", pool_fingerprint()
-    if os.path.exists(path):
-        if os.path.exists(stamp):
-            with open(stamp, encoding="utf-8") as f:
-                if f.read().split() == [sources, file_sha256(path)]:
-                    return
-        print(f"{path} was made from other phrasings, generator or tool data: regenerating it")
-    else:
-        print(f"{path} missing: generating it with scripts/make_agent_data.py")
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    subprocess.run([sys.executable, os.path.join(root, "scripts", "make_agent_data.py"), "--only",
-                    os.path.basename(DEFAULT_POOL), "--out_dir", os.path.dirname(path) or "."], check=True)
-    with open(stamp + ".tmp", "w", encoding="utf-8") as f:
-        f.write(f"{sources} {file_sha256(path)}\n")
-    os.replace(stamp + ".tmp", stamp)
-
-
-def file_sha256(path: str) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def add_data_args(parser):
-    parser.add_argument("--data_path", default=DEFAULT_POOL,
-                        help="RL prompts (JSONL, the design's format); the default pool of RL-only phrasings "
-                             "is generated on first use")
-    parser.add_argument("--skip_bad_lines", action="store_true", help="skip (and count) malformed data lines")
-    parser.add_argument("--from_weight", default="full_sft", help="starting weights: a name in save_dir, "
-                        "a .pth file or a transformers directory; also the frozen KL reference")
-    parser.add_argument("--save_weight", default="agent", help="output name: out/{save_weight}_{hidden}.pth")
-    parser.add_argument("--save_dir", default="out")
-    parser.add_argument("--save_dtype", default="float32", choices=list(SAVE_DTYPES),
-                        help="dtype of the saved weights; bfloat16 rounds away most of a small RL update")
-    add_model_args(parser)
-
-
-def add_rollout_args(parser):
-    parser.add_argument("--num_generations", type=int, default=8, help="trajectories per prompt (the group)")
-    parser.add_argument("--max_turns", type=int, default=3, help="model turns per trajectory")
-    parser.add_argument("--max_gen_len", type=int, default=256, help="new tokens per model turn")
-    parser.add_argument("--max_total_len", type=int, default=2500, help="tokens per trajectory, all turns")
-    parser.add_argument("--max_tool_tokens", type=int, default=256, help="a tool result is cut to this")
-    parser.add_argument("--tool_timeout", type=float, default=1.0, help="seconds per tool call")
-    parser.add_argument("--thinking_ratio", type=float, default=0.0,
-                        help="share of trajectories that think (the evaluation never does)")
-    parser.add_argument("--temperature", type=float, default=1.0,
-                        help="rollout sampling temperature (1.0 doubles the informative groups of 0.8)")
-    parser.add_argument("--top_p", type=float, default=1.0)
-    parser.add_argument("--rollout_engine", default="torch", choices=["torch", "sglang"],
-                        help="torch: sample in this process; sglang: an SGLang server (README)")
-    parser.add_argument("--sglang_base_url", default="http://127.0.0.1:30000", help="the SGLang server")
-    parser.add_argument("--sglang_weights_dir", default=None,
-                        help="the policy is written here for the server after every step; the server must "
-                             "read it at the same path (default: {save_dir}/sglang_policy)")
-    parser.add_argument("--sglang_timeout", type=float, default=600.0, help="seconds to wait for one answer")
-    parser.add_argument("--reward_model_path", default=None, help="optional reward model (no-tool branch)")
-
-
-def add_reward_args(parser):  # the reward-hacking guards: 0 disables one; all 0 = the design's reward
-    parser.add_argument("--repeat_call_penalty", type=float, default=RewardGuards.repeat_call,
-                        help="per call repeating an earlier one (same tool, same arguments)")
-    parser.add_argument("--needless_call_penalty", type=float, default=RewardGuards.needless_call,
-                        help="for calling any tool on a question that needs none")
-    parser.add_argument("--extra_call_cost", type=float, default=RewardGuards.extra_calls,
-                        help="per call past the expected number")
-    parser.add_argument("--missed_call_penalty", type=float, default=RewardGuards.missed_call,
-                        help="for answering without any tool a task that needs one")
-    parser.add_argument("--direct_correction", type=int, default=1, choices=[0, 1],
-                        help="a correction task solved without the failing call scores as aligned")
-    parser.add_argument("--spare_correct_repetition", type=int, default=1, choices=[0, 1],
-                        help="no repetition penalty on an answer that holds every GT string")
-
-
-def add_training_args(parser):
-    # --- periodic evaluation and rollback ---
-    parser.add_argument("--eval_interval", type=int, default=50,
-                        help="steps between greedy evaluations on --eval_cases (0 = off)")
-    parser.add_argument(
-        "--eval_cases", default="dataset/eval_toolcall.jsonl", help="evaluation cases (JSONL)"
-    )
-    parser.add_argument(
-        "--rollback_drop",
-        type=float,
-        default=0.0,
-        help="if task completion falls this far below the best, reload the best weights (0 = off)",
-    )
-    # --- optimisation ---
-    # the categories whose groups carry the most signal from the shipped cold start (about 30-38% of their
-    # groups informative, against 10% for single calls and 2% for correction: docs/agent_rl_v2.md)
-    parser.add_argument("--category_weights", default="no_tool=3,parallel=3,chained=3",
-                        help="prompt sampling weights by category, e.g. 'parallel=2,chained=2' (others 1; "
-                             "'' = every prompt alike)")
-    parser.add_argument("--max_draws", type=int, default=1,
-                        help="dynamic sampling (DAPO): a step draws up to this many batches of prompts, "
-                             "until --batch_size of its groups have rewards that are not all equal (1 = off)")
-    parser.add_argument("--skip_zero_std", type=int, default=1, choices=[0, 1],
-                        help="leave groups whose rewards are all equal out of the update (no policy signal)")
-    parser.add_argument("--epochs", type=int, default=1)
-    parser.add_argument("--batch_size", type=int, default=16, help="prompts per step")
-    parser.add_argument("--accumulation_steps", type=int, default=1)
-    parser.add_argument(
-        "--learning_rate",
-        type=float,
-        default=5e-5,
-        help="peak LR; the design's 3e-7 does not move a 4.6M model in a CPU-sized run (README)",
-    )
-    parser.add_argument("--loss_type", default="cispo", choices=["cispo", "grpo"])
-    parser.add_argument("--beta", type=float, default=0.1, help="KL penalty to the reference model")
-    parser.add_argument("--epsilon", type=float, default=0.2, help="GRPO clip range")
-    parser.add_argument("--epsilon_high", type=float, default=5.0, help="CISPO upper clip of the ratio")
-    parser.add_argument("--adv_clip", type=float, default=2.0, help="clip advantages to [-x, x]; 0 = off")
-    parser.add_argument("--scale_rewards", default="group", choices=["group", "none"],
-                        help="divide each group's centred rewards by its std (group) or not (none)")
-    parser.add_argument("--grad_clip", type=float, default=1.0)
-    parser.add_argument("--train_micro_batch", type=int, default=8, help="sequences per forward/backward")
-    parser.add_argument("--cut_update", type=int, default=None, choices=[0, 1],
-                        help="1: each micro-batch cut to its model-written tokens, a group's prompt run "
-                             "once (fewer FLOPs); 0: every row at the whole padded width (fewer kernel "
-                             "launches). Default: 1 on the CPU, 0 on a GPU (docs/speed.md)")
-    parser.add_argument("--loss_norm", default="sequence", choices=["sequence", "token"],
-                        help="the loss is the mean over sequences of each one's token mean (sequence), or "
-                             "the mean over all model-written tokens of the batch (token)")
-    # --- runtime ---
-    parser.add_argument("--device", default="auto")
-    parser.add_argument("--dtype", default=None, choices=["float32", "bfloat16", "float16"],
-                        help="autocast dtype (default: bfloat16 where the CPU has bf16 kernels, "
-                             "else float32)")
-    parser.add_argument("--seed", type=int, default=42)
-    parser.add_argument("--max_steps", type=int, default=300,
-                        help="stop after this many optimizer steps (-1: the epochs; the 20,000-prompt "
-                             "pool is 1,250 steps of 16 prompts)")
-    parser.add_argument("--max_minutes", type=float, default=0.0,
-                        help="also stop after this many minutes of this process's wall time (0 = off)")
-    parser.add_argument("--log_interval", type=int, default=10,
-                        help="steps between terminal lines (the metrics file gets every step; 0 = none)")
-    parser.add_argument("--average_last", type=float, default=0.0,
-                        help="save the mean of the weights after each of this share of the last steps "
-                             "(0.5: the second half), the last weights as {save_weight}_last (0 = off)")
-    parser.add_argument("--save_interval", type=int, default=20,
-                        help="steps between weight/resume saves (0 = only at the end)")
-    parser.add_argument("--from_resume", type=int, default=0, choices=[0, 1])
-    parser.add_argument("--debug_mode", action="store_true", help="print whole trajectories")
-    parser.add_argument("--debug_interval", type=int, default=20)
-
-
-@dataclass
-class TrainState:
-    """What the training loop reads and updates, passed explicitly."""
-    model: torch.nn.Module
-    ref_model: torch.nn.Module
-    rollout_engine: object
-    tokenizer: object
-    optimizer: torch.optim.Optimizer
-    args: argparse.Namespace
-    total_steps: int
-    reward_model: object = None
-    step: int = 0
-    micro_step: int = 0
-    metrics_file: object = None
-    stop_requested: bool = False
-    skipped_nonfinite: int = 0  # updates dropped because the loss or gradient was not finite
-    guards: "RewardGuards | None" = None
-    eval_cases: list = field(default_factory=list)
-    best_completion: float = -1.0  # the best task completion seen by the periodic evaluation
-    best_step: int = -1
-    rollbacks: int = 0
-    dist: DistInfo = field(default_factory=DistInfo)  # rank and world size under torchrun
-    train_model: torch.nn.Module | None = None  # what the update's forward goes through: DDP(model) or model
-    prompts_done: int = 0  # prompts of the current epoch trained on, all ranks together
-    started: float = field(default_factory=time.time)  # for --max_minutes
-    last_profile: tuple | None = None  # (step, behaviour profile) of the weights the latest evaluation saw
-    average: WeightAverage = field(default_factory=WeightAverage)  # --average_last: what the run saves
-
-    # resume state: what save_checkpoints writes beside the weights, and what --from_resume 1 reads back
-    def resume_extra(self, epoch: int, batches_done: int) -> dict:
-        return {
-            "epoch": epoch,
-            "batches_done": batches_done,
-            "micro_step": self.micro_step,
-            "skipped_nonfinite": self.skipped_nonfinite,
-            "best_completion": self.best_completion,
-            "best_step": self.best_step,
-            "rollbacks": self.rollbacks,
-            # progress in global units: a run saved by N processes resumes with any number of them
-            "batch_size": self.args.batch_size,
-            "category_weights": self.args.category_weights,  # with the seed, the order of the prompts
-            "prompts_done": self.prompts_done,
-            "samples_done": self.prompts_done * self.args.num_generations,
-            "world_size": self.dist.world_size,
-            "weight_average": self.average.state(),
-        }
-
-    def restore(self, ckpt: dict, path: str) -> tuple:
-        """Load a resume checkpoint into the model, optimizer, RNGs and this state; returns (epoch, batch)."""
-        extra = ckpt["extra"]
-        if extra.get("batch_size", self.args.batch_size) != self.args.batch_size:
-            raise ValueError(f"{path} was saved with --batch_size {extra['batch_size']}; resuming with "
-                             f"{self.args.batch_size} would start at another data position")
-        saved = extra.get("category_weights", self.args.category_weights)
-        if parse_category_weights(saved) != parse_category_weights(self.args.category_weights):
-            raise ValueError(f"{path} was saved with --category_weights {saved!r}; resuming with "
-                             f"{self.args.category_weights!r} would draw the prompts in another order")
-        self.model.load_state_dict(ckpt["model"])
-        self.optimizer.load_state_dict(ckpt["optimizer"])
-        set_rng_state(ckpt["rng"])
-        self.step, self.micro_step = ckpt["step"], extra["micro_step"]
-        self.skipped_nonfinite = extra.get("skipped_nonfinite", 0)
-        self.best_completion = extra.get("best_completion", -1.0)
-        self.best_step = extra.get("best_step", -1)
-        self.rollbacks = extra.get("rollbacks", 0)
-        self.average.load(extra.get("weight_average", {}), path)
-        return extra["epoch"], extra["batches_done"]
-
-
-@dataclass
-class TrainBatch:
-    input_ids: torch.Tensor  # (N, T) right-padded prompt + trajectory ids
-    completion_mask: torch.Tensor  # (N, T-1) 1 where the predicted token was written by the model
-    old_logps: torch.Tensor  # (N, T-1) sampling log-probs of those tokens
-    advantages: torch.Tensor  # (N,)
-    shared_prefix: int = 0  # leading tokens all rows have (a prompt): compute_per_token_logps runs them once
-
-    # a shared prefix shorter than this is run in every row: a forward of its own costs more than it saves
-    MIN_SHARED_PREFIX = 16
-
-    def rows(self, sl: slice, cut: bool = True) -> "TrainBatch":
-        """Rows `sl`, cut to the columns where they have model-written tokens: the log-probs are needed only
-        there, so the LM head and its log-softmax skip the prompt, and the padding after the last model token
-        is not fed at all (causal attention: later tokens change nothing before them). The cut batch's
-        completion_mask and old_logps cover logps of its last `n_keep` input tokens, n_keep = their width.
-        The tokens before the first model token that all the rows have (a group's prompt) are its
-        shared_prefix. cut=False: the rows whole, at the batch's padded width."""
-        if not cut:
-            return TrainBatch(self.input_ids[sl], self.completion_mask[sl], self.old_logps[sl],
-                              self.advantages[sl])
-        mask = self.completion_mask[sl]
-        cols = mask.any(0).nonzero().flatten()
-        first, last = (int(cols[0]), int(cols[-1])) if len(cols) else (0, 0)
-        ids = self.input_ids[sl, :last + 2]
-        differ = (ids[:, :first] != ids[:1, :first]).any(0).nonzero().flatten()
-        shared = int(differ[0]) if len(differ) else first
-        if ids.shape[0] < 2 or shared < self.MIN_SHARED_PREFIX:
-            shared = 0
-        return TrainBatch(ids, mask[:, first:last + 1], self.old_logps[sl, first:last + 1],
-                          self.advantages[sl], shared)
-
-    @property
-    def n_keep(self) -> int:
-        return self.completion_mask.shape[1]
-
-
-def truncate_for_training(prompt_len, ids, mask, logps, max_len):
-    """Fit prompt + trajectory into max_len: drop whole middle turns (a model turn with its tool turn),
-    earliest first, so the system/tools prompt and the final answer survive; cut the end only as a last
-    resort.
-    (Tokens kept after a dropped turn keep their sampling log-probs.)"""
-    if prompt_len + len(ids) <= max_len:
-        return ids, mask, logps
-    # segments start where a model turn starts (mask goes 0 -> 1)
-    starts = [j for j in range(len(ids)) if mask[j] == 1 and (j == 0 or mask[j - 1] == 0)] or [0]
-    bounds = list(zip(starts, starts[1:] + [len(ids)]))
-    keep = list(bounds)
-    while len(keep) > 1 and prompt_len + sum(e - s for s, e in keep) > max_len:
-        keep.pop(0)
-    pick = [j for s, e in keep for j in range(s, e)][:max(0, max_len - prompt_len)]
-    return [ids[j] for j in pick], [mask[j] for j in pick], [logps[j] for j in pick]
-
-
-def completion_mask_for(mask, ids, eos_token_id):
-    """response_mask, with each model turn cut after its first EOS (anything written past it is ignored)."""
-    out, after_eos = [], False
-    for m, t in zip(mask, ids):
-        if m == 0:
-            after_eos = False  # a new model turn starts after the injected tool turn
-            out.append(0)
-            continue
-        out.append(0 if after_eos else 1)
-        if t == eos_token_id:
-            after_eos = True
-    return out
-
-
-def build_train_batch(trajs, advantages, pad_token_id, eos_token_id, max_total_len) -> TrainBatch:
-    rows = []
-    for traj in trajs:
-        ids, mask, logps = truncate_for_training(len(traj.prompt_ids), traj.ids, traj.response_mask,
-                                                 traj.old_logps, max_total_len)
-        prompt = traj.prompt_ids[:max_total_len]
-        mask = completion_mask_for(mask, ids, eos_token_id)
-        rows.append((prompt + ids, [0] * len(prompt) + mask, [0.0] * len(prompt) + logps))
-    T = max(len(r[0]) for r in rows)
-    input_ids = torch.full((len(rows), T), pad_token_id, dtype=torch.long)
-    completion_mask = torch.zeros((len(rows), T))
-    old_logps = torch.zeros((len(rows), T))
-    for i, (ids, mask, logps) in enumerate(rows):
-        input_ids[i, :len(ids)] = torch.tensor(ids)
-        completion_mask[i, :len(mask)] = torch.tensor(mask, dtype=torch.float)
-        old_logps[i, :len(logps)] = torch.tensor(logps)
-    # position t predicts token t: drop column 0, which nothing predicts
-    return TrainBatch(input_ids, completion_mask[:, 1:], old_logps[:, 1:], advantages)
 
 
 def group_advantages(rewards: torch.Tensor, num_generations: int, adv_clip: float, scale: str = "group"):
@@ -1240,6 +586,23 @@ def group_advantages(rewards: torch.Tensor, num_generations: int, adv_clip: floa
     if adv_clip > 0:
         advantages = advantages.clamp(-adv_clip, adv_clip)
     return advantages, std.flatten()
+
+
+def score_groups(state: TrainState, items):
+    """Phases 1-3 for a list of prompts: num_generations trajectories each with the current policy (no
+    gradient), their rewards (each term kept for the log), and group-normalised advantages (a group whose
+    rewards are all equal gets 0: no signal). Returns (trajectories, rewards, advantages, group std)."""
+    args, G = state.args, state.args.num_generations
+    thinking = [random.random() < args.thinking_ratio for _ in range(len(items) * G)]
+    with torch.no_grad():
+        trajs = rollout_batch(state.rollout_engine, state.tokenizer, [it["messages"] for it in items],
+                              [it["tools"] for it in items], G, args, thinking)
+    rewards = calculate_rewards(trajs, [it["gt"] for it in items], [it["tools"] for it in items], G,
+                                state.reward_model, [it["expect_tools"] for it in items], state.guards,
+                                [it["category"] for it in items])
+    totals = torch.tensor([r.total for r in rewards])
+    advantages, group_std = group_advantages(totals, G, args.adv_clip, args.scale_rewards)
+    return trajs, rewards, advantages, group_std
 
 
 def policy_loss(logps, old_logps, ref_logps, advantages, mask, args):
@@ -1262,45 +625,6 @@ def policy_loss(logps, old_logps, ref_logps, advantages, mask, args):
     return per_seq.mean(), ratio.detach(), kl.detach()
 
 
-def debug_print(state: TrainState, trajs, rewards):
-    tok = state.tokenizer
-    for k, (traj, r) in enumerate(zip(trajs, rewards)):
-        g = state.args.num_generations
-        name = f"gen[{k // g}][{k % g}]"
-        print(f"{'=' * 30} [DEBUG] {name} CONTEXT {'=' * 30}")
-        print(tok.decode(traj.prompt_ids))
-        print(f"[DEBUG] {name} prompt_len={len(traj.prompt_ids)}, seq_len={traj.length}, "
-              f"thinking={traj.open_thinking}, unfinished={traj.unfinished}")
-        spans, start = [], 0
-        for j in range(1, len(traj.response_mask) + 1):
-            if j == len(traj.response_mask) or traj.response_mask[j] != traj.response_mask[start]:
-                spans.append((start, j, traj.response_mask[start]))
-                start = j
-        for s, e, m in spans:
-            who = "MODEL (mask 1)" if m else "TOOL  (mask 0)"
-            print(f"--- {who} [{len(traj.prompt_ids) + s}:{len(traj.prompt_ids) + e}] ---")
-            print(tok.decode(traj.ids[s:e]))
-        print(
-            f"[DEBUG] {name} reward {r.total:+.2f} "
-            + " ".join(f"{k}={v:+.2f}" for k, v in r.terms().items() if v)
-        )
-
-
-def trajectory_stats(trajs) -> dict:
-    calls = [c for t in trajs for c in t.tool_calls]
-    n = max(1, len(trajs))
-    seen_repeats = sum(count_repeated_calls(t.tool_calls) for t in trajs)
-    return {
-        "resp_len": sum(sum(t.response_mask) for t in trajs) / n,
-        "tool_calls": len(calls) / n,
-        "parse_errors": sum(t.parse_errors for t in trajs) / n,
-        "tool_success": sum(tool_result_ok(c["result"]) for c in calls) / max(1, len(calls)),
-        "repeat_calls": seen_repeats / max(1, len(calls)),
-        "unfinished": sum(t.unfinished for t in trajs) / n,
-        "turns": sum(len(t.turns) for t in trajs) / n,
-    }
-
-
 @dataclass
 class UpdateStats:
     """What one batch's update did: its loss over the global batch, the sequences it trained on, and the
@@ -1309,65 +633,6 @@ class UpdateStats:
     trained: float
     ratios: torch.Tensor
     kls: torch.Tensor
-
-
-@dataclass
-class StepGroups:
-    """The prompt groups of one step: rollouts, rewards and advantages (phases 1-3), and what was drawn."""
-    items: list
-    trajs: list
-    rewards: list
-    advantages: torch.Tensor
-    group_std: torch.Tensor
-    rank_share: RankShare  # this rank's prompts (all chunks together)
-    chunks: int  # batches of the epoch this step consumed (more than 1 only with dynamic sampling)
-    prompts: list  # every prompt drawn (global dataset indices)
-    informative: int  # groups whose rewards are not all equal, all ranks together
-    rollout_s: float
-
-
-def collect_groups(state: TrainState, dataset, batches, b: int) -> StepGroups:
-    """Phases 1-3 on batch b: rollout, reward, advantages. With dynamic sampling (--max_draws > 1, DAPO) the
-    step goes on drawing the next batches while fewer than --batch_size of its groups are informative
-    (rewards not all equal), up to --max_draws batches; the groups without signal are left out of the update
-    by --skip_zero_std. Every rank draws the same batches, so the ranks stay in step."""
-    args, G, t0 = state.args, state.args.num_generations, time.time()
-    items, trajs, rewards, advs, stds, mine, n_global, prompts = [], [], [], [], [], [], 0, []
-    informative, chunks, filler = 0, 0, True
-    while b + chunks < len(batches) and (chunks == 0 or (chunks < args.max_draws
-                                                         and informative < args.batch_size)):
-        share = split_batch(batches[b + chunks], state.dist)  # this rank's prompts: groups never span ranks
-        chunks, n_global, prompts = chunks + 1, n_global + share.n_global, prompts + list(batches[b + chunks])
-        n_informative = 0.0
-        if not (share.filler and chunks > 1):  # a rank without prompts in a later batch skips it
-            chunk = [dataset[i] for i in share.indices]
-            t = rollout_phase(state, chunk)  # Phase 1: multi-turn rollout with the current policy
-            # Phase 2: tool-aware rewards, each term kept for the log
-            r = calculate_rewards(t, [it["gt"] for it in chunk], [it["tools"] for it in chunk], G,
-                                  state.reward_model, [it["expect_tools"] for it in chunk], state.guards,
-                                  [it["category"] for it in chunk])
-            # Phase 3: group-normalised advantages (a group whose rewards are all equal gets 0: no signal)
-            totals = torch.tensor([x.total for x in r])
-            adv, std = group_advantages(totals, G, args.adv_clip, args.scale_rewards)
-            if filler and not share.filler:  # real prompts replace the filler of a first batch
-                items, trajs, rewards, advs, stds, mine = [], [], [], [], [], []
-            filler = filler and share.filler
-            items, trajs, rewards = items + chunk, trajs + t, rewards + r
-            advs, stds, mine = advs + [adv], stds + [std], mine + list(share.indices)
-            n_informative = float((std >= 1e-6).sum()) * share.weight
-        informative += round(all_ranks_sum(n_informative, state.dist))
-    rank_share = RankShare(mine, n_global, filler=filler)
-    return StepGroups(items, trajs, rewards, torch.cat(advs), torch.cat(stds), rank_share, chunks, prompts,
-                      informative, time.time() - t0)
-
-
-def rollout_phase(state: TrainState, items) -> list:
-    """Phase 1: num_generations trajectories per prompt with the current policy (no gradient)."""
-    args = state.args
-    thinking = [random.random() < args.thinking_ratio for _ in range(len(items) * args.num_generations)]
-    with torch.no_grad():
-        return rollout_batch(state.rollout_engine, state.tokenizer, [it["messages"] for it in items],
-                             [it["tools"] for it in items], args.num_generations, args, thinking)
 
 
 def policy_update(state: TrainState, trajs, advantages, group_std, rank_share) -> UpdateStats:
@@ -1443,76 +708,6 @@ def optimizer_step(state: TrainState, loss: float):
     return stepped, grad_norm
 
 
-def step_record(state: TrainState, epoch, groups: StepGroups, update: UpdateStats, stepped, grad_norm,
-                step_s) -> dict:
-    """Phase 6: the step's full record for the metrics file: every reward term, the behaviour, the update,
-    and the prompts drawn (dataset indices: with the seed, they replay the step)."""
-    items, trajs, rewards = groups.items, groups.trajs, groups.rewards
-    advantages, group_std = groups.advantages, groups.group_std
-    expected = [len(it["expect_tools"]) if it["expect_tools"] is not None else len(it["gt"]) for it in items]
-    solved = solved_share(items, trajs, len(trajs) // max(1, len(items)))
-    ratio, kl = update.ratios, update.kls
-    return {
-        "step": state.step, "epoch": epoch, "reward": torch.tensor([r.total for r in rewards]).mean().item(),
-        **{f"r_{k}": sum(getattr(r, k) for r in rewards) / len(rewards) for k in rewards[0].terms()},
-        **trajectory_stats(trajs),
-        "expected_calls": sum(expected) / len(items),
-        "solved": solved,
-        "kl": kl.mean().item() if kl.numel() else 0.0,
-        "group_std": group_std.mean().item(),
-        "zero_std_groups": (group_std < 1e-6).float().mean().item(),
-        "trained_samples": round(update.trained),
-        "adv_std": advantages.std().item() if advantages.numel() > 1 else 0.0,
-        "loss": update.loss, "grad_norm": grad_norm, "stepped": stepped,
-        "skipped_nonfinite": state.skipped_nonfinite,
-        "ratio_mean": ratio.mean().item() if ratio.numel() else 1.0,
-        "ratio_max": ratio.max().item() if ratio.numel() else 1.0,
-        "lr": state.optimizer.param_groups[0]["lr"], "rollout_s": groups.rollout_s, "step_s": step_s,
-        "prompts_drawn": len(groups.prompts), "informative_groups": groups.informative,
-        "informative_share": groups.informative / max(1, len(groups.prompts)),
-        "groups_by_category": groups_by_category(items, group_std),
-        "prompts": list(groups.prompts),
-    }
-
-
-def solved_share(items, trajs, num_generations: int) -> float:
-    """Share of the step's trajectories that solve their task as the evaluation counts it (GT in the final
-    answer, finished, no call where none is needed): what the reward should raise. tool_success, unlike
-    it, counts the correction task's failing first call, which the task asks for."""
-    solved = 0
-    for k, traj in enumerate(trajs):
-        it = items[k // num_generations]
-        expect = it["expect_tools"]
-        needs_no_tool = expect == [] if expect is not None else not it["gt"]
-        solved += task_solved(final_answer(traj.turns), it["gt"], bool(traj.tool_calls), traj.unfinished,
-                              needs_no_tool)
-    return solved / max(1, len(trajs))
-
-
-def groups_by_category(items, group_std) -> dict:
-    """{category: [groups, informative groups]} of this rank's prompts: where the step's signal came from
-    (what --category_weights can aim at)."""
-    out = {}
-    for it, std in zip(items, group_std.tolist()):
-        n = out.setdefault(it["category"], [0, 0])
-        n[0], n[1] = n[0] + 1, n[1] + int(std >= 1e-6)
-    return dict(sorted(out.items()))
-
-
-TERMINAL_KEYS = ["reward", "r_gt_match", "solved", "tool_success", "kl", "informative_share", "loss",
-                 "step_s"]
-
-
-def log_step(state: TrainState, record: dict, bar):
-    """The record to the metrics file (every step); a compact line to the terminal every --log_interval."""
-    if state.metrics_file is not None:
-        state.metrics_file.write(json.dumps(record) + "\n")
-        state.metrics_file.flush()
-    bar.set_postfix(reward=f"{record['reward']:.3f}", kl=f"{record['kl']:.4f}")
-    if state.dist.is_main and every(record["step"], state.args.log_interval):
-        tqdm.write(f"step {record['step']} | " + " | ".join(f"{k} {record[k]:.4g}" for k in TERMINAL_KEYS))
-
-
 def rl_train_epoch(state: TrainState, dataset, batches, epoch: int, start_batch: int = 0) -> int:
     """One pass over `batches` (lists of dataset indices), one optimizer step per --accumulation_steps
     collections (a collection is one batch, or up to --max_draws with dynamic sampling). Returns the index
@@ -1534,7 +729,7 @@ def rl_train_epoch(state: TrainState, dataset, batches, epoch: int, start_batch:
         t0 = time.time()
         # Phases 1-3: multi-turn rollout with the current policy, tool-aware rewards, group advantages
         # (with --max_draws > 1, more prompts until the step has --batch_size informative groups)
-        groups = collect_groups(state, dataset, batches, b)
+        groups = collect_groups(state, dataset, batches, b, score_groups)
         b = next_batch = b + groups.chunks
         # Phase 4: the CISPO/GRPO loss on the model's tokens, with KL to the reference; backward
         update = policy_update(state, groups.trajs, groups.advantages, groups.group_std, groups.rank_share)
@@ -1553,27 +748,12 @@ def rl_train_epoch(state: TrainState, dataset, batches, epoch: int, start_batch:
         if stepped and every(state.step, args.save_interval) and state.dist.is_main:
             save_checkpoints(state, epoch, b)
         if stepped and every(state.step, args.eval_interval):
-            periodic_eval_on_rank0(state)
+            periodic_eval_on_rank0(state, evaluate_policy)
         if args.max_minutes > 0 and time.time() - state.started > 60 * args.max_minutes:
             state.stop_requested = True  # the time budget is spent: configurations compared at equal time
     bar.close()
     return next_batch
 
-
-def save_checkpoints(state: TrainState, epoch: int, batches_done: int):
-    """The run's weights as {save_weight} (with --average_last, the average so far, and the last weights
-    as {save_weight}_last) and the resume checkpoint."""
-    args = state.args
-    path = weight_path(args.save_dir, args.save_weight, args.hidden_size, bool(args.use_moe))
-    save_minimind(state.average.model(state.model), path, dtype=SAVE_DTYPES[args.save_dtype])
-    if state.average.count:
-        last = weight_path(args.save_dir, f"{args.save_weight}_last", args.hidden_size, bool(args.use_moe))
-        save_minimind(state.model, last, dtype=SAVE_DTYPES[args.save_dtype])
-    save_resume(resume_path(args.save_dir, args.save_weight, args.hidden_size, bool(args.use_moe)),
-                state.model, state.optimizer, state.step, state.resume_extra(epoch, batches_done))
-
-
-# --- periodic evaluation: behaviour profiles, the best checkpoint, rollback --------------------------------
 
 def evaluate_policy(state: TrainState, model=None) -> dict:
     """Greedy evaluation of the current policy (or of `model`) on the eval cases (trainer/evaluation.py)."""
@@ -1592,157 +772,15 @@ def evaluate_policy(state: TrainState, model=None) -> dict:
                   TOOL_NAMES)
 
 
-def behaviour_profile(rep: dict, step: int, n_bad: int = 5) -> dict:
-    """What a checkpoint does (the field notes, section 5.1): completion overall and per category, tool
-    success, turns, which tools it reaches for, no-tool accuracy, and a few cases it gets wrong."""
-    summary = rep["summary"]
-    bad = [c for c in rep["cases"] if not c["completed"]][:n_bad]
-    return {
-        "step": step,
-        "task_completion": summary["task_completion"],
-        "by_category": {cat: m["task_completion"] for cat, m in rep["by_category"].items()},
-        "tool_success_rate": summary["tool_success_rate"],
-        "avg_turns": summary["avg_turns"],
-        "avg_tool_calls": summary["avg_tool_calls"],
-        "expected_tool_calls": summary["expected_tool_calls"],
-        "repeat_call_rate": summary["repeat_call_rate"],
-        "no_tool_accuracy": summary["no_tool_accuracy"],
-        "tool_usage": {name: m["calls"] for name, m in rep["by_tool"].items()},
-        "bad_cases": [{"prompt": c["prompt"], "category": c["category"], "gt": c["gt"],
-                       "called": c["called_tools"], "answer": c["final_answer"][:200]} for c in bad],
-    }
-
-
-def save_profiled(state: TrainState, name: str, profile: dict):
-    args = state.args
-    path = weight_path(args.save_dir, name, args.hidden_size, bool(args.use_moe))
-    save_minimind(state.model, path, dtype=SAVE_DTYPES[args.save_dtype])
-    with open(path.replace(".pth", "_profile.json"), "w", encoding="utf-8") as f:
-        json.dump(profile, f, ensure_ascii=False, indent=2)
-    return path
-
-
-def periodic_eval(state: TrainState):
-    """Evaluate; save the checkpoint with its profile as {save_weight}_step{N}; keep {save_weight}_best by
-    task completion; with --rollback_drop, go back to the best weights when completion falls too far
-    below it."""
-    args = state.args
-    profile = behaviour_profile(evaluate_policy(state), state.step)
-    state.last_profile = (state.step, profile)
-    completion = profile["task_completion"]
-    path = save_profiled(state, f"{args.save_weight}_step{state.step}", profile)
-    event = ""
-    if completion > state.best_completion:
-        state.best_completion, state.best_step = completion, state.step
-        save_profiled(state, f"{args.save_weight}_best", profile)
-        event = "new best"
-    elif args.rollback_drop > 0 and completion < state.best_completion - args.rollback_drop:
-        best = weight_path(args.save_dir, f"{args.save_weight}_best", args.hidden_size, bool(args.use_moe))
-        weights = {k: v.float() for k, v in torch.load(best, map_location="cpu", weights_only=True).items()}
-        weights.setdefault("lm_head.weight", weights["model.embed_tokens.weight"])  # tied embeddings
-        state.model.load_state_dict(weights)
-        state.optimizer.state.clear()  # the moments point the way that went wrong
-        state.rollout_engine.update_policy(state.model)
-        state.average.reset()  # the average restarts from the best weights
-        state.rollbacks += 1
-        event = f"rolled back to step {state.best_step}"
-        with open(best.replace(".pth", "_profile.json"), encoding="utf-8") as f:
-            state.last_profile = (state.step, json.load(f))  # what the weights now are
-    cats = " ".join(f"{c} {v:.2f}" for c, v in profile["by_category"].items())
-    tqdm.write(f"eval step {state.step} | task_completion {completion:.3f} | {cats} | "
-               f"no_tool {profile['no_tool_accuracy']:.2f} | {event or 'saved'} {path}")
-    if state.metrics_file is not None:
-        record = {"step": state.step, "eval_task_completion": completion, "eval_event": event,
-                  **{f"eval_{c}": v for c, v in profile["by_category"].items()},
-                  "eval_tool_success": profile["tool_success_rate"],
-                  "eval_no_tool_accuracy": profile["no_tool_accuracy"],
-                  "eval_repeat_call_rate": profile["repeat_call_rate"], "rollbacks": state.rollbacks}
-        state.metrics_file.write(json.dumps(record) + "\n")
-        state.metrics_file.flush()
-    return profile
-
-
-def write_final_profile(state: TrainState):
-    """The behaviour profile of the weights the run ends with, beside them ({weight}_{hidden}_profile.json):
-    the latest periodic evaluation's when it saw these weights, else a new evaluation. With --average_last,
-    the averaged weights are evaluated, and the last ones' profile goes beside {weight}_last."""
-    args = state.args
-    path = weight_path(args.save_dir, args.save_weight, args.hidden_size, bool(args.use_moe))
-    step, profile = state.last_profile or (None, None)
-    if step != state.step:
-        profile = behaviour_profile(evaluate_policy(state), state.step)
-    if state.average.count:
-        last = weight_path(args.save_dir, f"{args.save_weight}_last", args.hidden_size, bool(args.use_moe))
-        with open(last.replace(".pth", "_profile.json"), "w", encoding="utf-8") as f:
-            json.dump(profile, f, ensure_ascii=False, indent=2)
-        print(f"profile of the last weights: task completion {profile['task_completion']:.3f}")
-        profile = behaviour_profile(evaluate_policy(state, state.average.model(state.model)), state.step)
-        profile["averaged_steps"] = [state.average.start, state.average.start + state.average.count - 1]
-    with open(path.replace(".pth", "_profile.json"), "w", encoding="utf-8") as f:
-        json.dump(profile, f, ensure_ascii=False, indent=2)
-    print(f"profile: task completion {profile['task_completion']:.3f} on {args.eval_cases} at step "
-          f"{state.step}, in {path.replace('.pth', '_profile.json')}")
-
-
-def periodic_eval_on_rank0(state: TrainState):
-    """periodic_eval on rank 0 alone; the other ranks wait for it, and follow when it rolls the weights
-    back."""
-    rollbacks = state.rollbacks
-    if state.dist.is_main:
-        periodic_eval(state)
-    rolled_back = broadcast_flag(state.rollbacks > rollbacks, state.dist)
-    if rolled_back and state.dist.enabled:
-        broadcast_weights(state.model, state.dist)  # rank 0 has reloaded the best weights
-        if not state.dist.is_main:
-            state.optimizer.state.clear()
-            state.rollout_engine.update_policy(state.model)
-            state.rollbacks += 1
-
-
-def parse_category_weights(text: str) -> dict:
-    """'parallel=2,chained=2' -> {'parallel': 2.0, 'chained': 2.0}; categories not named weigh 1."""
-    weights = {}
-    for part in filter(None, (p.strip() for p in (text or "").split(","))):
-        name, sep, value = part.partition("=")
-        try:
-            weights[name.strip()] = float(value)
-        except ValueError:
-            raise ValueError(f"--category_weights: {part!r} is not name=number") from None
-        if not sep or not name.strip() or weights[name.strip()] <= 0:
-            raise ValueError(f"--category_weights: {part!r} needs a category name and a weight > 0")
-    return weights
-
-
-def category_weights(args, categories, say: bool) -> dict:
-    """--category_weights, with a warning for a category no prompt has (a typo, or data of its own)."""
-    weights = parse_category_weights(args.category_weights)
-    missing = sorted(set(weights) - set(categories))
-    if missing and say:
-        print(f"warning: --category_weights names {', '.join(missing)}, which no prompt of {args.data_path} "
-              f"has (its categories: {', '.join(sorted(set(categories)))})")
-    return weights
-
-
-def epoch_batches(categories, batch_size: int, seed: int, epoch: int, weights: dict | None = None):
-    """Every prompt once per epoch, in a seeded order. With category weights the order is a weighted shuffle
-    (each prompt draws the key -log(u) / w and the smallest keys go first), so heavier categories come
-    earlier and more often in any prefix of the epoch, e.g. a run stopped by --max_steps. Weights that name
-    no category of the data leave the plain shuffle."""
-    rng = random.Random(seed * 1000003 + epoch)
-    present = set(categories)
-    if not any(w != 1.0 for c, w in (weights or {}).items() if c in present):  # nothing to weigh: a shuffle
-        order = list(range(len(categories)))
-        rng.shuffle(order)
-    else:
-        keys = [-math.log(1.0 - rng.random()) / weights.get(c, 1.0) for c in categories]
-        order = sorted(range(len(categories)), key=keys.__getitem__)
-    return [order[i:i + batch_size] for i in range(0, len(order), batch_size)]
+def parse_args(argv=None):
+    """The command line (trainer/agent_flags.py); the guards' defaults are RewardGuards'."""
+    return agent_flags.parse_args(argv, RewardGuards())
 
 
 def build_state(args, dist_info) -> tuple:
     """The prompts, the policy and its frozen reference, the optimizer, the rollout engine: a TrainState."""
     if dist_info.is_main:
-        ensure_pool(args.data_path)
+        ensure_pool(args.data_path, TOOLS)
     barrier(dist_info)
     dataset = AgentRLDataset(
         args.data_path, known_tools=set(MOCK_RESULTS), skip_bad_lines=args.skip_bad_lines
@@ -1769,20 +807,6 @@ def build_state(args, dist_info) -> tuple:
     if args.average_last > 0:  # the mean of the weights after each of the last steps is what the run saves
         state.average = WeightAverage(start=total_steps - max(1, round(args.average_last * total_steps)) + 1)
     return state, dataset, n_batches
-
-
-def open_metrics(state: TrainState, dataset, n_batches: int):
-    args = state.args
-    path = weight_path(args.save_dir, args.save_weight, args.hidden_size, bool(args.use_moe))
-    state.metrics_file = open_log(path.replace(".pth", "_metrics.jsonl"),
-                                  state.step if args.from_resume else None, args)
-    print(f"model: {count_parameters(state.model) / 1e6:.2f}M parameters from '{args.from_weight}' | "
-          f"device {args.device} | dtype {args.dtype} | {state.dist.world_size} process(es)")
-    print(
-        f"data: {len(dataset)} prompts ({dataset.stats}) | {n_batches} batches/epoch | "
-        f"{state.total_steps} steps"
-    )
-    print("config: " + " ".join(f"{k}={v}" for k, v in vars(args).items()))
 
 
 def main(argv=None):
@@ -1814,7 +838,8 @@ def main(argv=None):
     on_stop_signal(lambda signum: setattr(state, "stop_requested", True))
     state.train_model.train()
     if args.eval_interval > 0 and state.step == 0:
-        periodic_eval_on_rank0(state)  # the starting point: the first "best", and the baseline of the curves
+        # the starting point: the first "best", and the baseline of the curves
+        periodic_eval_on_rank0(state, evaluate_policy)
     categories = [dataset[i]["category"] for i in range(len(dataset))]
     weights = category_weights(args, categories, dist_info.is_main)
     epoch, next_batch = start_epoch, start_batch
@@ -1829,7 +854,7 @@ def main(argv=None):
     if dist_info.is_main:
         save_checkpoints(state, epoch, next_batch)
         if args.eval_interval > 0:
-            write_final_profile(state)
+            write_final_profile(state, evaluate_policy)
         state.metrics_file.close()
         print(f"saved {weight_path(args.save_dir, args.save_weight, args.hidden_size, bool(args.use_moe))} "
               f"at step {state.step}")
