@@ -94,5 +94,36 @@ def test_short_functions_and_lines_in_the_library():
                 long_lines.append(f"{m}:{i} ({len(line)})")
     assert not long_functions, long_functions
     assert not long_lines, long_lines
+
+
+# the tutorial's size: what a reader can hold (the README's "Read the code" path runs through these files)
+MAX_LINES = {"trainer/train_agent.py": 900, "trainer/rollout_engine.py": 300, "README.md": 250}
+MAX_DOCS_FILES, MAX_DOCS_BYTES = 40, 3_000_000
+
+
+def test_the_lesson_files_stay_short():
+    too_long = {}
+    for rel, limit in MAX_LINES.items():
+        with open(os.path.join(ROOT, rel), encoding="utf-8") as f:
+            n = len(f.read().splitlines())
+        if n > limit:
+            too_long[rel] = f"{n} lines, limit {limit}"
+    assert not too_long, too_long
+
+
+def test_docs_hold_prose_and_figures_each_linked_from_the_readme():
+    docs = os.path.join(ROOT, "docs")
+    files = [os.path.join(dirpath, name) for dirpath, _, names in os.walk(docs) for name in names]
+    assert len(files) <= MAX_DOCS_FILES, f"docs/ has {len(files)} files, limit {MAX_DOCS_FILES}"
+    size = sum(os.path.getsize(p) for p in files)
+    assert size <= MAX_DOCS_BYTES, f"docs/ holds {size:,} bytes, limit {MAX_DOCS_BYTES:,}"
+    assert not [p for p in files if os.path.dirname(p) != docs], "docs/ has subfolders: raw run output"
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        readme = f.read()
+    unlinked = [name for name in sorted(os.listdir(docs)) if name.endswith(".md") and f"](docs/{name})" not in readme]
+    assert not unlinked, f"docs pages the README does not link: {unlinked}"
+
+
+def test_rl_train_epoch_reads_on_one_screen():
     (epoch,) = [f for f in functions(project_modules()["trainer.train_agent"]) if f.name == "rl_train_epoch"]
     assert epoch.end_lineno - epoch.lineno + 1 <= 70
