@@ -33,7 +33,6 @@ import random
 import re
 import sys
 import time
-
 from dataclasses import dataclass, field
 
 if __package__ in (None, ""):

@@ -125,7 +125,7 @@ class PairLogps:
 
 def sequence_logps(model, pairs, args) -> PairLogps:
     """Rows chosen_0, rejected_0, chosen_1, ... through the model once; the same padding, truncation and
-    column cut as the RL update (trainer/train_agent.py: build_train_batch, TrainBatch.rows)."""
+    column cut as the RL update (trainer/train_batch.py: build_train_batch, TrainBatch.rows)."""
     trajs = []
     for p in pairs:
         for ids, mask in ((p.chosen_ids, p.chosen_mask), (p.rejected_ids, p.rejected_mask)):
