@@ -2388,6 +2388,251 @@ for _lang in LANGS:
         if _topic not in TOOL_TOPICS and _topic != "":
             raise ValueError(f"NO_TOOL_TOPICS[{_lang!r}]: unknown tool topic {_topic!r} for {_name!r}")
 
+# word problems for the calculator (dataset/math_grammar.py, make_agent_data.py --math_grammar): one table a
+# kind; the slots are the kind's numbers ({scores} is a written list, {zhe} a discount in 折)
+MATH_WORD_Q = {
+    "price_count": {
+        "train": {
+            "zh": [
+                "一个{price}元,买{count}个一共多少钱?",
+                "单价{price}元的东西买了{count}件,总共要付多少?",
+                "我要买{count}本书,每本{price}元,总价是多少",
+                "{count}张票,每张{price}块,一共几块钱",
+                "每份{price}元,点了{count}份,算一下总价",
+                "超市里鸡蛋{price}元一盒,拿了{count}盒,要花多少钱?",
+                "买{count}杯咖啡,一杯{price}元,合计多少",
+                "{price}元一个的杯子,我买{count}个,一共多少?",
+                "团购{count}份,每份{price}元,总额是多少",
+                "一瓶水{price}元,{count}瓶多少钱",
+            ],
+            "en": [
+                "If one ticket costs {price}, how much do {count} tickets cost?",
+                "I'm buying {count} notebooks at {price} each. What's the total?",
+                "{count} items at {price} apiece, how much altogether?",
+                "What do {count} coffees cost if each is {price}?",
+                "A box is {price} and I need {count} boxes. Total cost?",
+                "how much for {count} shirts at {price} each",
+                "Each seat is {price}. We need {count} seats, what will that come to?",
+                "{count} units priced at {price} per unit: what's the bill?",
+                "we ordered {count} pizzas at {price} each, how much is that",
+                "What's the total for {count} books costing {price} each?",
+            ],
+        },
+        "eval": {
+            "zh": [
+                "一件{price}元,{count}件要多少钱?",
+                "{count}份外卖每份{price}元,总共多少",
+                "{price}元一张,来{count}张,共计多少钱",
+            ],
+            "en": [
+                "Tickets are {price} each; what will {count} of them cost?",
+                "{count} mugs at {price} per mug comes to?",
+                "total price for {count} at {price} each",
+            ],
+        },
+    },
+    "split": {
+        "train": {
+            "zh": [
+                "{total}元{people}个人平分,每人多少?",
+                "聚餐一共花了{total}元,{people}个人AA,每人出多少",
+                "{total}块钱分给{people}个人,每个人分到多少?",
+                "一共{total}元的账单,{people}人均摊,每人付多少?",
+                "把{total}平均分成{people}份,每份是多少",
+                "{people}个同事分{total}元奖金,一人多少",
+                "房租{total}元,{people}个室友平摊,每人多少钱?",
+                "{total}个苹果分给{people}个小朋友,每人几个?",
+                "旅行花费{total}元,我们{people}个人分,每人要出多少",
+                "{total}除以{people}个人,每个人是多少",
+            ],
+            "en": [
+                "We spent {total} on dinner, split between {people} people. How much each?",
+                "Split {total} evenly among {people} friends.",
+                "The bill is {total} and there are {people} of us. What does each person pay?",
+                "{total} shared equally by {people} people is how much per person?",
+                "how much does each of {people} people get from {total}",
+                "Divide a {total} prize among {people} winners, what's each share?",
+                "Rent is {total} for {people} roommates. Each one's part?",
+                "If {people} people share {total} equally, what does one get?",
+                "{people} of us are splitting {total}, what's my share",
+                "What's {total} split {people} ways?",
+            ],
+        },
+        "eval": {
+            "zh": [
+                "{total}元大家{people}个人分摊,每人出多少?",
+                "{people}人平分{total}元,一人能拿多少",
+                "账单{total}元,{people}个人均分是多少",
+            ],
+            "en": [
+                "{people} friends share a {total} bill equally. Each pays?",
+                "how much is {total} between {people} people",
+                "Each person's part when {total} is split by {people}?",
+            ],
+        },
+    },
+    "sum": {
+        "train": {
+            "zh": [
+                "我这几次考试分别是{scores},总分多少?",
+                "把{scores}加起来是多少",
+                "{scores}的总和是多少?",
+                "这周每天跑步的分钟数是{scores},一共跑了多少分钟?",
+                "几门课的成绩是{scores},加起来多少分",
+                "三个月的电费是{scores},合计多少",
+                "{scores},这些数一共是多少?",
+                "本周收入{scores},总共收入多少",
+                "统计一下{scores}的和",
+                "几次测验得了{scores}分,总分是?",
+            ],
+            "en": [
+                "My test scores were {scores}. What's the total?",
+                "Add up {scores} for me.",
+                "What is the sum of {scores}?",
+                "I ran {scores} minutes this week, how long in all?",
+                "Total of {scores}?",
+                "the bills were {scores}, what do they add up to",
+                "Sum these: {scores}.",
+                "Our team scored {scores}. Combined score?",
+                "What do {scores} come to altogether?",
+                "add {scores} together",
+            ],
+        },
+        "eval": {
+            "zh": [
+                "请把{scores}求和",
+                "这几笔开销{scores},一共多少钱?",
+                "{scores}总计是多少",
+            ],
+            "en": [
+                "Please total {scores}.",
+                "These expenses: {scores}. Altogether?",
+                "what's {scores} all added up",
+            ],
+        },
+    },
+    "average": {
+        "train": {
+            "zh": [
+                "我的成绩是{scores},平均分是多少?",
+                "{scores}的平均数是多少",
+                "求{scores}的平均值",
+                "这{n}天的气温是{scores},平均多少度?",
+                "{n}次测验分数{scores},平均下来多少分",
+                "算一下{scores}的平均",
+                "几个人的年龄是{scores},平均年龄是?",
+                "每天睡了{scores}个小时,平均每天睡多久?",
+                "{scores}这{n}个数平均是多少?",
+                "平均一下{scores}",
+            ],
+            "en": [
+                "My scores are {scores}. What's my average?",
+                "What is the average of {scores}?",
+                "Find the mean of {scores}.",
+                "average of {scores}",
+                "The {n} readings were {scores}. What's the mean?",
+                "Over {n} games we scored {scores}, what's the average per game?",
+                "Mean of these {n} numbers: {scores}?",
+                "I slept {scores} hours these nights, what's my average",
+                "Can you average {scores}?",
+                "What do {scores} average out to?",
+            ],
+        },
+        "eval": {
+            "zh": [
+                "{scores}平均起来是多少?",
+                "请帮我求{scores}的均值",
+                "这{n}个分数{scores},均分多少",
+            ],
+            "en": [
+                "Give me the mean of {scores}.",
+                "{scores}, what's the average",
+                "Average these {n} values: {scores}.",
+            ],
+        },
+    },
+    "discount": {
+        "train": {
+            "zh": [
+                "原价{price}元,打{zhe}折后多少钱?",
+                "{price}元的衣服打{zhe}折,现在卖多少",
+                "一件{price}块的东西打{zhe}折是多少钱?",
+                "标价{price}元,打{zhe}折,实际付多少?",
+                "{price}元打{zhe}折等于多少",
+                "原价{price},优惠{off}%,现价多少?",
+                "{price}元的商品便宜了{off}%,现在多少钱",
+                "打完{zhe}折,{price}元的鞋子要多少钱?",
+                "{price}元减掉{off}%是多少",
+                "这个{price}元的包打{zhe}折,要付多少",
+            ],
+            "en": [
+                "A {price} jacket is {off}% off. What's the sale price?",
+                "What's {price} with a {off}% discount?",
+                "{price} minus {off} percent off, how much do I pay?",
+                "The price is {price} and there's {off}% off, final price?",
+                "how much is a {price} item at {off}% off",
+                "Take {off}% off {price}.",
+                "If something costs {price} and it's discounted by {off}%, what's the new price?",
+                "{off}% off a {price} ticket comes to what?",
+                "Sale: {off}% off everything. What does a {price} lamp cost now?",
+                "What do I pay for {price} after a {off}% discount?",
+            ],
+        },
+        "eval": {
+            "zh": [
+                "{price}元的东西打{zhe}折后付多少?",
+                "现价是原价{price}元打{zhe}折,多少钱",
+                "{price}元,折扣{off}%,最后多少钱?",
+            ],
+            "en": [
+                "{price} less a {off}% discount is?",
+                "What's the price after {off}% off {price}?",
+                "with {off}% off, what does {price} become",
+            ],
+        },
+    },
+    "per_unit": {
+        "train": {
+            "zh": [
+                "{count}个苹果一共{total}元,一个多少钱?",
+                "买了{count}件花了{total}元,单价是多少",
+                "{total}元买了{count}本书,平均每本多少?",
+                "一箱{count}瓶卖{total}元,每瓶多少钱",
+                "{count}张票总共{total}元,一张多少?",
+                "{total}块钱{count}斤,一斤多少钱",
+                "套餐{total}元含{count}份,每份多少钱?",
+                "{count}个人的门票一共{total}元,每张票多少",
+                "花{total}元买了{count}支笔,每支多少钱",
+                "{count}件一共{total}元,算下单价",
+            ],
+            "en": [
+                "{count} apples cost {total}. How much is one?",
+                "I paid {total} for {count} tickets, what's the price per ticket?",
+                "A pack of {count} costs {total}, how much per item?",
+                "{total} for {count} books, what's that per book?",
+                "What's the unit price if {count} units cost {total}?",
+                "we paid {total} for {count} meals how much each",
+                "{count} bottles for {total}: price of one bottle?",
+                "If {count} pens cost {total}, what does each pen cost?",
+                "Cost per item: {total} total, {count} items.",
+                "How much is each one when {count} of them cost {total}?",
+            ],
+        },
+        "eval": {
+            "zh": [
+                "共{total}元买了{count}个,平均一个多少钱?",
+                "{count}个一共卖{total}元,每个价格是?",
+                "总价{total}元,数量{count},单价多少",
+            ],
+            "en": [
+                "{total} spent on {count} items, so each costs?",
+                "Price of one if {count} cost {total}?",
+                "what does one cost when {count} are {total}",
+            ],
+        },
+    },
+}
+
 # every user template table, by intent (the error makers reuse the single-call tables)
 TEMPLATE_TABLES = {
     "weather": WEATHER_Q,
@@ -2408,6 +2653,7 @@ TEMPLATE_TABLES = {
     "chain_total": CHAIN_TOTAL_Q,
     "corr_weather": CORR_WEATHER_Q,
     "corr_math": CORR_MATH_Q,
+    **{f"math_{kind}": table for kind, table in MATH_WORD_Q.items()},
 }
 
 # Three phrasing splits that never share a phrasing: "sft" (the SFT conversations), "rl" (the agent RL prompt

@@ -55,6 +55,7 @@ sys.path.insert(0, ROOT)
 from trainer.mock_world import DEFAULT_TIMEZONE, LOCATION_HINTS  # noqa: E402
 from trainer.train_agent import TOOLS_BY_NAME, execute_tool  # noqa: E402
 from scripts.make_natural_set import fold, natural_prompts  # noqa: E402
+from dataset.math_grammar import expression_request, word_problem  # noqa: E402
 from dataset.agent_phrasings import (  # noqa: E402  the phrasing tables
     SYSTEM_PROMPTS, PREFACES, CITY_NAMES, WEATHER_CITIES, TIME_PLACES, TIMEZONES, CITY_TIMEZONES,
     CURRENCY_NAMES, CURRENCY_PAIRS, UNIT_NAMES, LENGTH_WEIGHT_PAIRS, UNIT_PAIRS, UNIT_RANGES, LANGUAGE_NAMES,
@@ -63,7 +64,7 @@ from dataset.agent_phrasings import (  # noqa: E402  the phrasing tables
     MATH_Q, TRANSLATE_Q, PAR_WEATHER2_Q, PAR_WEATHER_EXCHANGE_Q, PAR_TIME2_Q, PAR_EXCHANGE2_Q,
     PAR_WEATHER_TIME_Q, CHAIN_FAHRENHEIT_Q, CHAIN_MONEY_Q, CHAIN_PRICE_Q, CHAIN_TOTAL_Q, CORR_WEATHER_Q,
     CORR_MATH_Q, OPENERS, CLOSERS, END_MARKS, END_VARIANTS, ZH_PARTICLES, POLITE_ENDINGS, EN_COMMANDS,
-    KEEP_CAPITAL, WEATHER_A, TIME_A, TIME_LOCAL_A, EXCHANGE_A, UNIT_A, MATH_A, TRANSLATE_A, PARALLEL_A,
+    KEEP_CAPITAL, MATH_WORD_Q, WEATHER_A, TIME_A, TIME_LOCAL_A, EXCHANGE_A, UNIT_A, MATH_A, TRANSLATE_A, PARALLEL_A,
     CHAIN_FAHRENHEIT_A, CHAIN_MONEY_A, CHAIN_PRICE_A, CHAIN_TOTAL_A, CORR_WEATHER_A, CORR_MATH_A,
     ERROR_WEATHER_A, ERROR_EXCHANGE_A, ERROR_TRANSLATE_A, ERROR_TIME_A, THINK_ERROR, THINK_DIRECT, LANGS,
     TOOL_NAMES, TOOL_TOPICS, TEMPLATE_TABLES, NO_TOOL_SPLITS, no_tool_eval_questions, SHARED_FRAMES,
@@ -97,6 +98,11 @@ def parse_args(argv=None):
                    help="share of SFT and RL requests typed in a hurry (typing_noise: lower case, no "
                         "punctuation, a swapped or dropped letter, full-width digits); 0: the shipped data. "
                         "The held-out sets are never changed")
+    p.add_argument("--math_grammar", type=float, default=0.0,
+                   help="share of SFT and RL calculator requests drawn from the request grammar "
+                        "(dataset/math_grammar.py: numbers in words and of 1-9 digits, every operator form, "
+                        "2-4 operands, powers, percentages, word problems); 0: the shipped data. The held-out "
+                        "sets are never changed")
     p.add_argument("--max_count", type=int, default=MAX_COUNT,
                    help=f"largest count of items in a chained price or total request of the SFT data "
                         f"('33 items at 155 GBP'; {MAX_COUNT}: the shipped data; SFT only). The RL prompts "
@@ -108,8 +114,9 @@ def parse_args(argv=None):
     p.add_argument("--only", nargs="+", choices=FILES, default=None,
                    help="write only these files (the others are not built; the checks see what is)")
     args = p.parse_args(argv)
-    if not 0.0 <= args.quantity_rate <= 1.0:
-        p.error(f"--quantity_rate {args.quantity_rate}: a share, from 0 to 1")
+    for flag in ("quantity_rate", "typing_noise", "math_grammar"):
+        if not 0.0 <= getattr(args, flag) <= 1.0:
+            p.error(f"--{flag} {getattr(args, flag)}: a share, from 0 to 1")
     if args.max_count < 2:
         p.error(f"--max_count {args.max_count}: a count of items, at least 2")
     return args
@@ -217,6 +224,7 @@ class Ctx:
     word_topics: bool = False  # no_tool questions also come from NO_TOOL_WORD_TOPICS (SFT and RL prompts)
     max_count: int = MAX_COUNT  # largest count of items in a chained price or total request
     typing_noise: float = 0.0  # share of requests typed in a hurry (typing_noise); 0 draws nothing
+    math_grammar: float = 0.0  # share of calculator requests from dataset/math_grammar.py; 0 draws nothing
 
     def template(self, table, lang):
         """A user template of this split; train prompts of a table with framed templates (SHARED_FRAMES)
@@ -494,10 +502,29 @@ def math_problem(ctx, lang):
     return f"({a}{show(o1)}{b}){show('*')}{c}", f"({a}{o1}{b})*{c}", [a, b, c]
 
 
+WORD_PROBLEM_RATE = 0.35  # share of the grammar's calculator requests that are word problems
+
+
+def grammar_math_problem(ctx, lang):
+    """(user request, expression, numbers typed) from dataset/math_grammar.py (--math_grammar)."""
+    draw = lambda make: ctx.draw(make, banned=MATH_BANNED)  # noqa: E731
+    if ctx.rng.random() < WORD_PROBLEM_RATE:
+        templates = {kind: MATH_WORD_Q[kind][ctx.phrasing][lang] for kind in MATH_WORD_Q}
+        req = word_problem(ctx.rng, draw, lang, templates)
+    else:
+        req = expression_request(ctx.rng, draw, lang)
+    user = req.text if req.whole else ctx.template(MATH_Q, lang).format(expr=req.text)
+    return user, req.expression, req.numbers
+
+
 def make_math_single(ctx, lang):
-    text, expr, operands = math_problem(ctx, lang)
+    if ctx.math_grammar and ctx.rng.random() < ctx.math_grammar:
+        user, expr, operands = grammar_math_problem(ctx, lang)
+        text = user
+    else:
+        text, expr, operands = math_problem(ctx, lang)
+        user = ctx.template(MATH_Q, lang).format(expr=text)
     c = call("calculate_math", {"expression": expr})
-    user = ctx.template(MATH_Q, lang).format(expr=text)
     answer = ctx.answer(MATH_A, lang, expr=expr, result=c.result["result"])
     goal = tr(lang, f"计算 {expr}", f"calculate {expr}")
     sample = one_turn("single", lang, user, [c], goal, answer, operands)
@@ -1299,17 +1326,19 @@ def main(argv=None):
         if "eval_toolcall_dev.jsonl" in wanted else []
     seen, val, sft, rl, pool = set(), [], [], [], []
     q, say, word, most = args.quantity_rate, args.state_numbers, bool(args.word_topics), args.max_count
-    noise = args.typing_noise
+    noise, grammar = args.typing_noise, args.math_grammar
     if wanted & {"sft_agent.jsonl", "sft_agent_val.jsonl"}:  # val first: SFT redraws what val holds
-        val = build_split(Ctx(val_rng, "sft", "train", q, say, word, most, noise), args.n_sft_val, SFT_WEIGHTS,
-                          sft_record, seen)
-        sft = build_split(Ctx(rng("sft"), "sft", "train", q, say, word, most, noise), args.n_sft, SFT_WEIGHTS,
-                          sft_record, seen)
+        val = build_split(Ctx(val_rng, "sft", "train", q, say, word, most, noise, grammar), args.n_sft_val,
+                          SFT_WEIGHTS, sft_record, seen)
+        sft = build_split(Ctx(rng("sft"), "sft", "train", q, say, word, most, noise, grammar), args.n_sft,
+                          SFT_WEIGHTS, sft_record, seen)
     if "agent_rl.jsonl" in wanted:
-        rl = build_split(Ctx(rng("rl"), "rl", "train", word_topics=word, typing_noise=noise), args.n_rl,
+        rl = build_split(Ctx(rng("rl"), "rl", "train", word_topics=word, typing_noise=noise, math_grammar=grammar),
+                         args.n_rl,
                          RL_WEIGHTS, rl_record)
     if "agent_rl_pool.jsonl" in wanted:
-        pool = build_split(Ctx(rng("rl_pool"), "rl", "train", word_topics=word, typing_noise=noise),
+        pool = build_split(Ctx(rng("rl_pool"), "rl", "train", word_topics=word, typing_noise=noise,
+                               math_grammar=grammar),
                            args.n_rl_pool, RL_WEIGHTS,
                            rl_record)
     run_checks(sft, val, rl + pool, evals, seen_evals, dev)
