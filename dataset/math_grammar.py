@@ -232,7 +232,8 @@ def word_problem(rng, draw, lang: str, templates: dict) -> MathRequest:
             expression = f"{price}*{keep // 10}/10" if tenths else f"{price}*{keep}/100"
             numbers = [price] if tenths else [price, keep]
         else:
-            values, expression, numbers = {"price": price, "off": off}, f"{price}*(100-{off})/100", [price, off]
+            values, numbers = {"price": price, "off": off}, [price, off]
+            expression = f"{price}*(100-{off})/100"
         return MathRequest(template.format(**values), expression, numbers, whole=True)
     else:  # per_unit
         def make():
