@@ -2633,6 +2633,50 @@ MATH_WORD_Q = {
     },
 }
 
+# --- the request grammar's unit words and lead-ins (make_agent_data.py --unit_grammar, --lead_ins) ---------
+# SFT and RL only; the held-out sets keep UNIT_NAMES and carry no lead-in.
+# canonical unit -> (Chinese words, English words): every spelling, abbreviation and symbol people type
+UNIT_SPELLINGS = {
+    "km": (["公里", "千米", "km", "KM", "公里路"],
+           ["km", "kms", "kilometers", "kilometres", "kilometer", "kilometre", "Km", "KM"]),
+    "miles": (["英里", "mile", "miles"], ["miles", "mile", "mi", "mi.", "Miles"]),
+    "kg": (["公斤", "千克", "kg", "KG", "kilo"],
+           ["kg", "kgs", "kilograms", "kilogrammes", "kilos", "kilo", "KG"]),
+    "pounds": (["磅", "lb", "lbs"], ["pounds", "pound", "lbs", "lb", "lbs.", "Lbs"]),
+    "meters": (["米", "公尺", "m"], ["meters", "metres", "meter", "metre", "m", "Meters"]),
+    "feet": (["英尺", "呎", "ft"], ["feet", "foot", "ft", "ft.", "Feet"]),
+    "celsius": (["摄氏度", "°C", "℃", "度", "摄氏"],
+                ["degrees Celsius", "°C", "C", "celsius", "Celsius", "degrees C", "deg C", "centigrade",
+                 "℃"]),
+    "fahrenheit": (["华氏度", "°F", "℉", "华氏"],
+                   ["degrees Fahrenheit", "°F", "F", "fahrenheit", "Fahrenheit", "degrees F", "deg F", "℉"]),
+}
+# how a temperature below zero is typed: {n} is the number without its sign
+NEGATIVE_FORMS = {"zh": ["-{n}", "零下{n}", "负{n}", "零下 {n}"],
+                  "en": ["-{n}", "minus {n}", "negative {n}", "−{n}"]}
+# a sentence of the user's situation before the request; none names a place, currency, unit or number, so it
+# never changes which call is right
+LEAD_INS = {
+    "zh": [
+        "我在做饭,手上都是面粉。", "刚下班,累死了。", "帮孩子检查作业呢。", "周末在家整理东西,",
+        "正在写周报,", "刚跑完步回来,", "在地铁上,信号不太好,", "老板让我准备个材料,", "明天要出门,",
+        "正在跟朋友聊天,", "最近在学东西,", "我是新来的实习生,", "开会间隙问一句,", "晚上睡不着,",
+        "在网上看到一个说法,", "家里老人让我问问,", "正在准备考试,", "刚到酒店,", "想确认一下,",
+        "我对这个不太熟,", "室友问我的,我也不知道,", "在写一篇文章,", "刚起床,", "午休时间,", "正在做表格,",
+    ],
+    "en": [
+        "I'm cooking and my hands are covered in flour.", "Just got off work, so tired.",
+        "Helping my kid with homework.", "Cleaning out the garage this weekend.", "Working on a report,",
+        "Just back from a run,", "On the train and the signal is bad,", "My boss wants this by noon.",
+        "Heading out tomorrow,", "Chatting with a friend and we got curious.",
+        "Trying to learn something new,",
+        "New intern here,", "Between meetings,", "Can't sleep,", "Saw something online and wondered.",
+        "My grandma asked me this.", "Studying for an exam,", "Just checked into the hotel.",
+        "Want to double check something.", "Not really my area,", "My roommate asked and I have no idea.",
+        "Writing a blog post,", "Just woke up,", "On my lunch break,", "Filling in a spreadsheet,",
+    ],
+}
+
 # every user template table, by intent (the error makers reuse the single-call tables)
 TEMPLATE_TABLES = {
     "weather": WEATHER_Q,

@@ -55,7 +55,7 @@ sys.path.insert(0, ROOT)
 from trainer.mock_world import DEFAULT_TIMEZONE, LOCATION_HINTS  # noqa: E402
 from trainer.train_agent import TOOLS_BY_NAME, execute_tool  # noqa: E402
 from scripts.make_natural_set import fold, natural_prompts  # noqa: E402
-from dataset.math_grammar import expression_request, word_problem  # noqa: E402
+from dataset.math_grammar import expression_request, spell, word_problem  # noqa: E402
 from dataset.agent_phrasings import (  # noqa: E402  the phrasing tables
     SYSTEM_PROMPTS, PREFACES, CITY_NAMES, WEATHER_CITIES, TIME_PLACES, TIMEZONES, CITY_TIMEZONES,
     CURRENCY_NAMES, CURRENCY_PAIRS, UNIT_NAMES, LENGTH_WEIGHT_PAIRS, UNIT_PAIRS, UNIT_RANGES, LANGUAGE_NAMES,
@@ -63,7 +63,7 @@ from dataset.agent_phrasings import (  # noqa: E402  the phrasing tables
     ERROR_CURRENCIES, ERROR_TEXTS, ERROR_TIMEZONES, WEATHER_Q, TIME_Q, TIME_LOCAL_Q, EXCHANGE_Q, UNIT_Q,
     MATH_Q, TRANSLATE_Q, PAR_WEATHER2_Q, PAR_WEATHER_EXCHANGE_Q, PAR_TIME2_Q, PAR_EXCHANGE2_Q,
     PAR_WEATHER_TIME_Q, CHAIN_FAHRENHEIT_Q, CHAIN_MONEY_Q, CHAIN_PRICE_Q, CHAIN_TOTAL_Q, CORR_WEATHER_Q,
-    CORR_MATH_Q, OPENERS, CLOSERS, END_MARKS, END_VARIANTS, ZH_PARTICLES, POLITE_ENDINGS, EN_COMMANDS,
+    CORR_MATH_Q, UNIT_SPELLINGS, NEGATIVE_FORMS, LEAD_INS, OPENERS, CLOSERS, END_MARKS, END_VARIANTS, ZH_PARTICLES, POLITE_ENDINGS, EN_COMMANDS,
     KEEP_CAPITAL, MATH_WORD_Q, WEATHER_A, TIME_A, TIME_LOCAL_A, EXCHANGE_A, UNIT_A, MATH_A, TRANSLATE_A, PARALLEL_A,
     CHAIN_FAHRENHEIT_A, CHAIN_MONEY_A, CHAIN_PRICE_A, CHAIN_TOTAL_A, CORR_WEATHER_A, CORR_MATH_A,
     ERROR_WEATHER_A, ERROR_EXCHANGE_A, ERROR_TRANSLATE_A, ERROR_TIME_A, THINK_ERROR, THINK_DIRECT, LANGS,
@@ -103,6 +103,13 @@ def parse_args(argv=None):
                         "(dataset/math_grammar.py: numbers in words and of 1-9 digits, every operator form, "
                         "2-4 operands, powers, percentages, word problems); 0: the shipped data. The held-out "
                         "sets are never changed")
+    p.add_argument("--unit_grammar", type=float, default=0.0,
+                   help="share of SFT and RL unit requests typed as people do (UNIT_SPELLINGS: every spelling "
+                        "and abbreviation, ft, lbs, kilos, metres, C; values in words; temperatures below zero "
+                        "as -5, minus 5, 零下5); 0: the shipped data. The held-out sets are never changed")
+    p.add_argument("--lead_ins", type=float, default=0.0,
+                   help="share of SFT and RL requests after a sentence of the user's situation (LEAD_INS, "
+                        "naming no place, unit or number); 0: the shipped data. The held-out sets never have one")
     p.add_argument("--max_count", type=int, default=MAX_COUNT,
                    help=f"largest count of items in a chained price or total request of the SFT data "
                         f"('33 items at 155 GBP'; {MAX_COUNT}: the shipped data; SFT only). The RL prompts "
@@ -114,7 +121,7 @@ def parse_args(argv=None):
     p.add_argument("--only", nargs="+", choices=FILES, default=None,
                    help="write only these files (the others are not built; the checks see what is)")
     args = p.parse_args(argv)
-    for flag in ("quantity_rate", "typing_noise", "math_grammar"):
+    for flag in ("quantity_rate", "typing_noise", "math_grammar", "unit_grammar", "lead_ins"):
         if not 0.0 <= getattr(args, flag) <= 1.0:
             p.error(f"--{flag} {getattr(args, flag)}: a share, from 0 to 1")
     if args.max_count < 2:
@@ -225,6 +232,8 @@ class Ctx:
     max_count: int = MAX_COUNT  # largest count of items in a chained price or total request
     typing_noise: float = 0.0  # share of requests typed in a hurry (typing_noise); 0 draws nothing
     math_grammar: float = 0.0  # share of calculator requests from dataset/math_grammar.py; 0 draws nothing
+    unit_grammar: float = 0.0  # share of unit requests in UNIT_SPELLINGS' words (spoken_unit); 0 draws nothing
+    lead_ins: float = 0.0  # share of requests after a LEAD_INS sentence; 0 draws nothing
 
     def template(self, table, lang):
         """A user template of this split; train prompts of a table with framed templates (SHARED_FRAMES)
@@ -435,12 +444,37 @@ def make_exchange_single(ctx, lang):
     return one_turn("single", lang, user, [c], goal, answer)
 
 
+BELOW_ZERO_RATE = 0.4  # share of spoken temperatures below zero
+GLUED_RATE = 0.4  # share of spoken values written against a short unit word: 6ft, 25C, 72kg
+
+
+def spoken_unit(ctx, lang, src, dst):
+    """A conversion as people type it (--unit_grammar): the units in any of UNIT_SPELLINGS' words, the value
+    in words now and then, a temperature below zero as -5, minus 5 or 零下5, a short unit glued to its number.
+    Returns (value, user text)."""
+    rng = ctx.rng
+    below = src in ("celsius", "fahrenheit") and rng.random() < BELOW_ZERO_RATE
+    make = (lambda: (-rng.randint(1, 40),)) if below else (lambda: (unit_value(rng, src),))
+    (value,) = ctx.draw(make, banned=UNIT_BANNED)
+    s, d = (rng.choice(UNIT_SPELLINGS[u][0 if lang == "zh" else 1]) for u in (src, dst))
+    size = spell(rng, abs(value), lang, words=0.2)
+    typed = rng.choice(NEGATIVE_FORMS[lang]).format(n=size) if value < 0 else size
+    user = ctx.template(UNIT_Q, lang).format(value=typed, src=s, dst=d)
+    if lang == "en" and len(s) <= 3 and typed[-1].isdigit() and rng.random() < GLUED_RATE:
+        user = user.replace(f"{typed} {s}", f"{typed}{s}", 1)
+    return value, user
+
+
 def make_unit_single(ctx, lang):
     src, dst = ctx.rng.choice(UNIT_PAIRS)
-    (value,) = ctx.draw(lambda: (unit_value(ctx.rng, src),), banned=UNIT_BANNED)
+    if ctx.unit_grammar and ctx.rng.random() < ctx.unit_grammar:
+        value, user = spoken_unit(ctx, lang, src, dst)
+        s, d = unit_label(ctx, src, lang), unit_label(ctx, dst, lang)  # the answer's words
+    else:
+        (value,) = ctx.draw(lambda: (unit_value(ctx.rng, src),), banned=UNIT_BANNED)
+        s, d = unit_label(ctx, src, lang), unit_label(ctx, dst, lang)
+        user = ctx.template(UNIT_Q, lang).format(value=number_text(ctx.rng, value), src=s, dst=d)
     c = call("unit_converter", {"value": value, "from_unit": src, "to_unit": dst})
-    s, d = unit_label(ctx, src, lang), unit_label(ctx, dst, lang)
-    user = ctx.template(UNIT_Q, lang).format(value=number_text(ctx.rng, value), src=s, dst=d)
     answer = ctx.answer(UNIT_A, lang, value=value, src=s, dst=d, result=c.result["result"])
     goal = tr(lang, f"把{value}{s}换算成{d}", f"convert {value} {s} to {d}")
     return one_turn("single", lang, user, [c], goal, answer, values=[value])
@@ -1075,15 +1109,27 @@ def typing_noise(sample, rng) -> str:
     return text
 
 
+def lead_in(sample, rng) -> str:
+    """The request after a sentence of the user's situation (--lead_ins): "Just got off work, so tired. ..." """
+    first = rng.choice(LEAD_INS[sample.lang])
+    if sample.lang == "zh":
+        return first + sample.user
+    if first.endswith(","):  # "Between meetings, what's ..."
+        return f"{first} {sample.user[0].lower()}{sample.user[1:]}"
+    return f"{first} {sample.user}"
+
+
 def build_split(ctx, n, weights, to_record, seen=None):
     """n (sample, record) rows; with `seen`, a repeated conversation is redrawn (keeps train/val disjoint)."""
     rows, natural = [], natural_prompts()
     for category in category_plan(ctx.rng, n, weights):
         for _ in range(1000):
             sample = make_sample(ctx, category, ctx.rng.choice(LANGS))
+            if ctx.lead_ins and ctx.rng.random() < ctx.lead_ins:
+                sample.user = lead_in(sample, ctx.rng)
             if ctx.typing_noise and ctx.rng.random() < ctx.typing_noise:
                 sample.user = typing_noise(sample, ctx.rng)
-            if fold(sample.user) in natural:  # never a request of the natural test set
+            if fold(sample.user) in natural or is_default_test_prompt(sample.user):  # never one of these
                 continue
             record = to_record(ctx.rng, sample)
             key = json.dumps(record["conversations"], ensure_ascii=False)
@@ -1178,10 +1224,14 @@ def check_sample(sample, answer, offered):
     expected = {"correction": [True, False], "error": [True]}.get(sample.category, [False] * len(errors))
     if errors != expected:
         raise DataCheckError(f"{sample.user!r}: {sample.category} calls fail as {errors}, not {expected}")
-    banned = re.search(r"256\D{1,12}37(?!\d)", sample.user) or \
-        re.search(r"(?<![\d.])100\s*(km|公里|千米|kilometers)", sample.user)
-    if banned:
+    if is_default_test_prompt(sample.user):
         raise DataCheckError(f"{sample.user!r} is a default test prompt")
+
+
+def is_default_test_prompt(text) -> bool:
+    """256 x 37 or 100 km -> miles, the prompts other scripts test a checkpoint with, in any wording."""
+    return bool(re.search(r"256\D{1,12}37(?!\d)", text) or
+                re.search(r"(?<![\d.])100\s*(km|公里|千米|kilometers)", text))
 
 
 def normalized(text):
@@ -1326,21 +1376,18 @@ def main(argv=None):
         if "eval_toolcall_dev.jsonl" in wanted else []
     seen, val, sft, rl, pool = set(), [], [], [], []
     q, say, word, most = args.quantity_rate, args.state_numbers, bool(args.word_topics), args.max_count
-    noise, grammar = args.typing_noise, args.math_grammar
+    # the request grammar's layers, SFT and RL alike
+    layers = dict(word_topics=word, typing_noise=args.typing_noise, math_grammar=args.math_grammar,
+                  unit_grammar=args.unit_grammar, lead_ins=args.lead_ins)
     if wanted & {"sft_agent.jsonl", "sft_agent_val.jsonl"}:  # val first: SFT redraws what val holds
-        val = build_split(Ctx(val_rng, "sft", "train", q, say, word, most, noise, grammar), args.n_sft_val,
+        val = build_split(Ctx(val_rng, "sft", "train", q, say, max_count=most, **layers), args.n_sft_val,
                           SFT_WEIGHTS, sft_record, seen)
-        sft = build_split(Ctx(rng("sft"), "sft", "train", q, say, word, most, noise, grammar), args.n_sft,
+        sft = build_split(Ctx(rng("sft"), "sft", "train", q, say, max_count=most, **layers), args.n_sft,
                           SFT_WEIGHTS, sft_record, seen)
     if "agent_rl.jsonl" in wanted:
-        rl = build_split(Ctx(rng("rl"), "rl", "train", word_topics=word, typing_noise=noise, math_grammar=grammar),
-                         args.n_rl,
-                         RL_WEIGHTS, rl_record)
+        rl = build_split(Ctx(rng("rl"), "rl", "train", **layers), args.n_rl, RL_WEIGHTS, rl_record)
     if "agent_rl_pool.jsonl" in wanted:
-        pool = build_split(Ctx(rng("rl_pool"), "rl", "train", word_topics=word, typing_noise=noise,
-                               math_grammar=grammar),
-                           args.n_rl_pool, RL_WEIGHTS,
-                           rl_record)
+        pool = build_split(Ctx(rng("rl_pool"), "rl", "train", **layers), args.n_rl_pool, RL_WEIGHTS, rl_record)
     run_checks(sft, val, rl + pool, evals, seen_evals, dev)
 
     os.makedirs(args.out_dir, exist_ok=True)

@@ -1,0 +1,104 @@
+"""The request grammar's unit words and lead-ins (make_agent_data.py --unit_grammar, --lead_ins): a unit
+request typed as people do still carries the value the user means and the units they named; a lead-in sentence
+names nothing that could change the right call; neither touches the held-out sets."""
+import json
+import random
+import re
+
+import cn2an
+import pytest
+
+import scripts.make_agent_data as data
+import scripts.robustness as robustness
+from dataset.agent_phrasings import CITY_NAMES, CURRENCY_NAMES, LEAD_INS, UNIT_NAMES, UNIT_SPELLINGS
+
+
+def spoken(lang, seed, n=400):
+    ctx = data.Ctx(random.Random(seed), "sft", "train", unit_grammar=1.0)
+    return [(src, dst, *data.spoken_unit(ctx, lang, src, dst))
+            for src, dst in random.Random(seed).choices(data.UNIT_PAIRS, k=n)]
+
+
+def typed_value(text, lang, unit_words):
+    """The number the request gives, read back: digits or the Chinese numeral before the unit's word (None for
+    English number words, checked below), with its sign from -, −, minus, negative, 零下, 负."""
+    negative = re.search(r"(?<![\dA-Za-z.])[-−]\s*\d|\bminus\b|\bnegative\b|零下|负", text) is not None
+    digits = re.search(r"\d[\d,]*(?:\.\d+)?", text)
+    if digits:
+        value = float(digits.group().replace(",", ""))
+    elif lang == "zh":
+        before = "|".join(re.escape(w) for w in unit_words)
+        numeral = re.search(rf"([零一二两三四五六七八九十百千万点]+) ?(?:{before})", text.replace("零下", ""))
+        value = float(cn2an.cn2an(numeral.group(1), "smart"))
+    else:
+        return None  # English number words: checked by test_english_words_carry_the_value
+    return -value if negative else value
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_spoken_conversion_carries_its_value_and_units(lang):
+    words = {u: set(UNIT_SPELLINGS[u][0 if lang == "zh" else 1]) for u in UNIT_SPELLINGS}
+    for src, dst, value, text in spoken(lang, 3):
+        read = typed_value(text, lang, words[src])
+        if read is not None:
+            assert read == value, (text, value)
+        assert any(w in text for w in words[src]) and any(w in text for w in words[dst]), (text, src, dst)
+
+
+def test_english_words_carry_the_value():
+    from num2words import num2words
+    for src, dst, value, text in spoken("en", 5, n=600):
+        if not re.search(r"\d", text):
+            assert num2words(abs(value)).replace(",", "").replace(" and ", " ").split()[0] in text, text
+
+
+def test_the_forms_people_type_all_occur():
+    en = " || ".join(t for *_, t in spoken("en", 7, n=1500))
+    zh = " || ".join(t for *_, t in spoken("zh", 7, n=1500))
+    for form in ["ft", "lbs", "kilos", "metres", "kilometres", "minus ", "negative ", "centigrade", "mi"]:
+        assert form in en, form
+    assert re.search(r"\d(ft|kg|km|lbs|mi|m|C|F)\b", en), "a short unit glued to its number"
+    assert re.search(r"\b(one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty|sixty|seventy|"
+                     r"eighty|ninety) ", en), "a value in English words"
+    for form in ["零下", "负", "℃", "呎", "公尺"]:
+        assert form in zh, form
+    assert re.search(r"[一二两三四五六七八九十]+[百千]", zh), "a value as a Chinese numeral"
+
+
+def test_below_zero_temperatures_are_drawn():
+    temps = [(src, value) for src, dst, value, _ in spoken("en", 11, n=2000) if src in ("celsius", "fahrenheit")]
+    assert sum(v < 0 for _, v in temps) > len(temps) / 4
+
+
+def test_lead_ins_name_nothing_a_call_needs_and_are_not_the_suites():
+    names = {n for zh, en in CITY_NAMES.values() for n in (zh, en)}
+    names |= {n for zh, en in CURRENCY_NAMES.values() for n in (zh, en)}
+    names |= {w for zh, en in UNIT_NAMES.values() for w in zh + en} | {"USD", "EUR", "GBP", "JPY", "CNY", "AUD"}
+    for lang in ("zh", "en"):
+        for sentence in LEAD_INS[lang]:
+            assert not re.search(r"\d", sentence), sentence
+            assert not [n for n in names if n.lower() in sentence.lower().split() or
+                        (lang == "zh" and len(n) > 1 and n in sentence)], sentence
+        assert not set(LEAD_INS[lang]) & set(robustness.LEAD_INS[lang]), "the robustness suite's lead-ins"
+
+
+def test_lead_in_keeps_the_request():
+    sample = data.make_sample(data.Ctx(random.Random(0), "sft", "train"), "single", "en")
+    for seed in range(20):
+        text = data.lead_in(sample, random.Random(seed))
+        assert text.lower().endswith(sample.user.lower()), (text, sample.user)
+        assert any(text.startswith(s) for s in LEAD_INS["en"])
+
+
+def test_off_by_default_and_the_held_out_sets_never_change(tmp_path):
+    """At 1, every SFT request has a lead-in and the unit requests their spoken forms; the held-out sets stay
+    byte for byte (the shipped data at 0 is checked by tests/test_heldout.py)."""
+    out = tmp_path / "u"
+    data.main(["--out_dir", str(out), "--unit_grammar", "1", "--lead_ins", "1", "--n_sft", "400",
+               "--n_sft_val", "10", "--n_rl", "100", "--n_rl_pool", "20"])
+    for name in ("eval_toolcall.jsonl", "eval_toolcall_seen.jsonl", "eval_toolcall_dev.jsonl"):
+        assert (out / name).read_bytes() == open(f"dataset/{name}", "rb").read(), name
+    users = [next(t["content"] for t in json.loads(line)["conversations"] if t["role"] == "user")
+             for line in open(out / "sft_agent.jsonl", encoding="utf-8")]
+    starts = [s.lower() for lang in ("zh", "en") for s in LEAD_INS[lang]]
+    assert all(any(u.lower().startswith(s) for s in starts) for u in users)
