@@ -2745,6 +2745,306 @@ for _lang in LANGS:
         if _topic not in TOOL_TOPICS:
             raise ValueError(f"NO_TOOL_WORD_TOPICS[{_lang!r}]: unknown tool topic {_topic!r} for {_name!r}")
 
+# --- questions about the tool world's own things that need no live value (make_agent_data.py --entity_topics)
+# A city's sights or climate, the country it is in, who issues a currency, a place's time zone: each names
+# what a tool looks up, and none asks for what the tool returns now.
+# city -> (Chinese: (known for, climate), English: (known for, climate))
+CITY_FACTS = {
+    "北京": (
+        (
+            "北京是中国的首都,有故宫、天坛和长城,北京烤鸭也很有名。",
+            "北京是温带季风气候,夏天炎热多雨,冬天寒冷干燥,春秋比较短。",
+        ),
+        (
+            "Beijing is China's capital, home to the Forbidden City, the Temple of Heaven and nearby "
+            "stretches of the Great Wall; Peking duck is its best-known dish.",
+            "Beijing has hot, rainy summers, cold and dry winters, and short springs and autumns.",
+        ),
+    ),
+    "上海": (
+        (
+            "上海是中国的经济中心之一,外滩、豫园和陆家嘴的摩天楼最出名。",
+            "上海是亚热带季风气候,四季分明,夏天湿热,六七月有梅雨。",
+        ),
+        (
+            "Shanghai is one of China's biggest financial centres, known for the Bund, Yu Garden and the "
+            "Lujiazui skyline.",
+            "Shanghai has four clear seasons, humid summers and a plum-rain season in June and July.",
+        ),
+    ),
+    "广州": (
+        (
+            "广州是广东省会,以粤菜、早茶和广交会闻名。",
+            "广州夏季长而湿热,冬天温和,几乎不下雪。",
+        ),
+        (
+            "Guangzhou, the capital of Guangdong, is famous for Cantonese food, dim sum and the Canton Fair.",
+            "Guangzhou has long, hot and humid summers and mild winters; snow almost never falls there.",
+        ),
+    ),
+    "深圳": (
+        (
+            "深圳紧邻香港,是中国的科技中心,四十多年里从小镇发展成大城市。",
+            "深圳全年温暖,夏秋季节会受台风影响。",
+        ),
+        (
+            "Shenzhen borders Hong Kong and is a centre of China's tech industry; it grew from a small town "
+            "into a megacity in about forty years.",
+            "Shenzhen is warm all year, with typhoons now and then in summer and autumn.",
+        ),
+    ),
+    "杭州": (
+        (
+            "杭州以西湖和龙井茶出名,也是很多互联网公司的所在地。",
+            "杭州四季分明,夏天炎热,冬天湿冷,春秋两季最适合游西湖。",
+        ),
+        (
+            "Hangzhou is known for West Lake and Longjing tea, and is home to many internet companies.",
+            "Hangzhou has hot summers and damp, cold winters; spring and autumn are the best times for West "
+            "Lake.",
+        ),
+    ),
+    "成都": (
+        (
+            "成都是四川省会,大熊猫基地、火锅和宽窄巷子都很有名,生活节奏比较悠闲。",
+            "成都在四川盆地,云雾多、日照少,所以阴天多,冬天湿冷。",
+        ),
+        (
+            "Chengdu, the capital of Sichuan, is known for its giant panda base, hotpot and a relaxed pace "
+            "of life.",
+            "Chengdu sits in the Sichuan Basin, where cloud and fog are common and sunshine is scarce, so "
+            "overcast days are frequent.",
+        ),
+    ),
+    "武汉": (
+        (
+            "武汉是湖北省会,长江和汉江在这里交汇,热干面和黄鹤楼很有名。",
+            "武汉夏天非常炎热,曾被叫做“火炉”之一,冬天湿冷。",
+        ),
+        (
+            "Wuhan, the capital of Hubei, lies where the Han River meets the Yangtze; it is known for hot "
+            "dry noodles and the Yellow Crane Tower.",
+            "Wuhan's summers are very hot, it was called one of China's furnaces, and its winters are damp "
+            "and cold.",
+        ),
+    ),
+    "南京": (
+        (
+            "南京是六朝古都,中山陵、明城墙和夫子庙最有名。",
+            "南京四季分明,夏天闷热,梅雨季节雨水多。",
+        ),
+        (
+            "Nanjing was the capital of several dynasties; the Sun Yat-sen Mausoleum, the Ming city wall and"
+            " the Confucius Temple are its landmarks.",
+            "Nanjing has four clear seasons, muggy summers and a rainy plum-rain season.",
+        ),
+    ),
+    "西安": (
+        (
+            "西安是十三朝古都,也是丝绸之路的起点,兵马俑、古城墙和大雁塔最有名。",
+            "西安气候偏干,夏天炎热,冬天寒冷少雪。",
+        ),
+        (
+            "Xi'an was the capital of many dynasties and the start of the Silk Road; the Terracotta Army, "
+            "the city wall and the Big Wild Goose Pagoda are its sights.",
+            "Xi'an is fairly dry, with hot summers and cold winters with little snow.",
+        ),
+    ),
+    "重庆": (
+        (
+            "重庆是山城,依山而建,火锅、洪崖洞和长江索道很出名。",
+            "重庆夏天炎热潮湿,秋冬多雾,被叫做“雾都”。",
+        ),
+        (
+            "Chongqing is a mountain city built on steep hills, known for hotpot, Hongyadong and the Yangtze"
+            " cableway.",
+            "Chongqing has hot, humid summers and foggy autumns and winters; it is nicknamed the fog city.",
+        ),
+    ),
+    "Tokyo": (
+        (
+            "东京是日本首都,浅草寺、涩谷路口和东京塔都很有名。",
+            "东京夏天湿热,冬天晴朗干燥,春天的樱花季游客最多。",
+        ),
+        (
+            "Tokyo is Japan's capital, known for Senso-ji temple, the Shibuya crossing and Tokyo Tower.",
+            "Tokyo has humid summers and dry, sunny winters; the cherry blossoms in spring draw the most "
+            "visitors.",
+        ),
+    ),
+    "New York": (
+        (
+            "纽约是美国最大的城市,有自由女神像、中央公园和百老汇。",
+            "纽约四季分明,夏天炎热潮湿,冬天寒冷,常有降雪。",
+        ),
+        (
+            "New York is the largest city in the United States, home to the Statue of Liberty, Central Park "
+            "and Broadway.",
+            "New York has hot, humid summers and cold winters with regular snow.",
+        ),
+    ),
+    "London": (
+        (
+            "伦敦是英国首都,大本钟、伦敦塔和大英博物馆都很有名。",
+            "伦敦是温带海洋性气候,全年温和,小雨天多,但总降水量不算大。",
+        ),
+        (
+            "London is the capital of the United Kingdom, known for Big Ben, the Tower of London and the "
+            "British Museum.",
+            "London has a mild oceanic climate with many days of light rain, though its yearly rainfall is "
+            "not high.",
+        ),
+    ),
+    "Paris": (
+        (
+            "巴黎是法国首都,埃菲尔铁塔、卢浮宫和美食都很出名。",
+            "巴黎气候温和,夏天温暖,冬天凉爽,一年四季降水比较均匀。",
+        ),
+        (
+            "Paris is the capital of France, famous for the Eiffel Tower, the Louvre and its food.",
+            "Paris has warm summers, cool winters and rain spread evenly through the year.",
+        ),
+    ),
+    "Sydney": (
+        (
+            "悉尼是澳大利亚最大的城市,但首都是堪培拉;悉尼歌剧院和海港大桥最有名。",
+            "悉尼在南半球,十二月到二月是夏天,圣诞节正值夏季,气候温暖。",
+        ),
+        (
+            "Sydney is Australia's largest city, though the capital is Canberra; the Opera House and the "
+            "Harbour Bridge are its landmarks.",
+            "Sydney is in the southern hemisphere, so December to February is summer and Christmas comes in "
+            "warm weather.",
+        ),
+    ),
+}
+# city -> (country zh, country en, capital zh, capital en)
+CITY_COUNTRIES = {
+    **{c: ("中国", "China", "北京", "Beijing") for c in ["北京", "上海", "广州", "深圳", "杭州", "成都", "武汉", "南京",
+                                                     "西安", "重庆"]},
+    "Tokyo": ("日本", "Japan", "东京", "Tokyo"),
+    "New York": ("美国", "the United States", "华盛顿", "Washington, D.C."),
+    "London": ("英国", "the United Kingdom", "伦敦", "London"),
+    "Paris": ("法国", "France", "巴黎", "Paris"),
+    "Sydney": ("澳大利亚", "Australia", "堪培拉", "Canberra"),
+}
+CURRENCY_FACTS = {  # code -> (Chinese, English)
+    "USD": (
+        "美元由美国联邦储备系统发行,是世界上持有最多的储备货币。",
+        "The US dollar is issued by the Federal Reserve and is the world's most widely held reserve "
+        "currency.",
+    ),
+    "CNY": (
+        "人民币由中国人民银行发行,基本单位是元,一元等于十角。",
+        "The Chinese yuan, or renminbi, is issued by the People's Bank of China; one yuan is ten jiao.",
+    ),
+    "EUR": (
+        "欧元1999年启用,2002年开始流通,由欧洲央行管理,欧元区的二十个国家都用它。",
+        "The euro was launched in 1999, went into circulation in 2002, and is run by the European Central "
+        "Bank for the twenty eurozone countries.",
+    ),
+    "GBP": (
+        "英镑由英格兰银行发行,是至今仍在使用的最古老的货币之一,英国没有加入欧元区。",
+        "The pound sterling is issued by the Bank of England and is one of the oldest currencies still in "
+        "use; the UK never adopted the euro.",
+    ),
+    "JPY": (
+        "日元由日本银行发行,硬币和纸币从一日元到一万日元不等。",
+        "The Japanese yen is issued by the Bank of Japan; its coins and notes run from 1 to 10,000 yen.",
+    ),
+    "AUD": (
+        "澳元由澳大利亚储备银行发行,它的纸币是塑料做的。",
+        "The Australian dollar is issued by the Reserve Bank of Australia, and its notes are made of "
+        "polymer.",
+    ),
+}
+ZONE_FACTS = {  # timezone -> how its zone is named
+    "Asia/Shanghai": ("北京时间,也就是UTC+8", "China Standard Time, UTC+8"),
+    "Asia/Tokyo": ("日本标准时间,UTC+9", "Japan Standard Time, UTC+9"),
+    "America/New_York": ("美国东部时间,UTC-5,夏令时是UTC-4", "Eastern Time, UTC-5, or UTC-4 in summer"),
+    "Europe/London": ("格林尼治时间,UTC+0,夏令时是UTC+1", "Greenwich Mean Time, UTC+0, or UTC+1 in summer"),
+    "Europe/Paris": ("中欧时间,UTC+1,夏令时是UTC+2", "Central European Time, UTC+1, or UTC+2 in summer"),
+    "Australia/Sydney": ("澳大利亚东部时间,UTC+10,夏令时是UTC+11",
+                         "Australian Eastern Time, UTC+10, or UTC+11 in summer"),
+}
+# facet -> lang -> question templates (carved into SFT and RL like every train list)
+ENTITY_QUESTIONS = {
+    "known": {
+        "zh": ["{city}有什么好玩的地方?", "{city}以什么出名?", "第一次去{city},有什么推荐?", "{city}有哪些特色?",
+               "给我介绍一下{city}这座城市", "{city}值得去吗?", "{city}有哪些必去的景点?", "{city}有什么好吃的?"],
+        "en": ["What is {city} famous for?", "Any tips for a first trip to {city}?",
+               "What should I see in {city}?",
+               "Is {city} worth visiting?", "Tell me a bit about the city of {city}.",
+               "What's {city} known for?",
+               "What are the must-see sights in {city}?", "What food is {city} known for?"],
+    },
+    "climate": {
+        "zh": ["{city}的气候怎么样?", "{city}一般什么季节去比较好?", "{city}属于什么气候?", "{city}一年四季天气有什么特点?",
+               "{city}的冬天一般冷吗?", "{city}的夏天通常热不热?"],
+        "en": ["What's the climate like in {city}?", "What is the weather usually like in {city}?",
+               "When is the best season to visit {city}?", "What kind of climate does {city} have?",
+               "Are winters usually cold in {city}?", "Does {city} usually get hot in summer?"],
+    },
+    "country": {
+        "zh": ["{city}在哪个国家?", "{city}是哪个国家的城市?", "{city}是首都吗?", "{city}属于哪个国家?", "{city}是哪国的?"],
+        "en": ["Which country is {city} located in?", "Is {city} a capital city?",
+               "What country is {city} in?",
+               "Is {city} the capital of its country?", "{city} is in which country?"],
+    },
+    "currency": {
+        "zh": ["{cur}是谁发行的?", "介绍一下{cur}的历史", "{cur}是哪里的货币?", "关于{cur}有什么要知道的?", "{cur}是怎么来的?"],
+        "en": ["Who issues the {cur}?", "Tell me about the history of the {cur}.", "Where is the {cur} used?",
+               "What should I know about the {cur}?", "Which central bank is behind the {cur}?"],
+    },
+    "zone": {
+        "zh": ["{place}用的是哪个时区?", "{place}属于哪个时区?", "{place}的时区叫什么?", "{place}在东几区还是西几区?",
+               "{place}是用哪个时区的时间?"],
+        "en": ["What time zone is {place} in?", "Which time zone does {place} use?",
+               "What's the time zone of {place}?",
+               "How far is {place} from UTC?", "Which zone are clocks in {place} set to?"],
+    },
+}
+
+
+def entity_answer(facet, key, lang, name) -> str:
+    zh = lang == "zh"
+    if facet in ("known", "climate"):
+        return CITY_FACTS[key][not zh][facet == "climate"]
+    if facet == "country":
+        country_zh, country_en, capital_zh, capital_en = CITY_COUNTRIES[key]
+        if zh:
+            capital = "它就是首都。" if capital_zh == name else f"{country_zh}的首都是{capital_zh}。"
+            return f"{name}在{country_zh}," + capital
+        capital = "and it is the capital." if capital_en == name else f"whose capital is {capital_en}."
+        return f"{name} is in {country_en}, {capital}"
+    if facet == "currency":
+        return CURRENCY_FACTS[key][not zh]
+    zone = ZONE_FACTS[key][not zh]
+    return f"{name}用的是{zone}。" if zh else f"{name} uses {zone}."
+
+
+def entity_questions() -> dict:
+    """split -> lang -> [(question, answer, tool topic)]: every facet's templates, carved into SFT and RL,
+    around every city, currency or place of the tool world."""
+    out = {"sft": {lang: [] for lang in LANGS}, "rl": {lang: [] for lang in LANGS}}
+    for facet, table in ENTITY_QUESTIONS.items():
+        for lang in LANGS:
+            i = 0 if lang == "zh" else 1
+            if facet == "currency":
+                names, slot, topic = [(k, v[i]) for k, v in CURRENCY_NAMES.items()], "cur", "rate"
+            elif facet == "zone":
+                names = [(tz, p) for tz, ps in TIME_PLACES.items() for p in ps[i]]
+                slot, topic = "place", "time"
+            else:
+                names, slot, topic = [(c, v[i]) for c, v in CITY_NAMES.items()], "city", "weather"
+            for split, templates in zip(("sft", "rl"), carve_rl(table[lang])):
+                out[split][lang] += [(t.format(**{slot: name}), entity_answer(facet, key, lang, name), topic)
+                                     for t in templates for key, name in names]
+    return out
+
+
+NO_TOOL_ENTITY_SPLITS = entity_questions()
+
 # ==========================================================================================================
 # Shared frames: one wording on both sides of the call boundary
 # ==========================================================================================================

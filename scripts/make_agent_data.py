@@ -68,7 +68,7 @@ from dataset.agent_phrasings import (  # noqa: E402  the phrasing tables
     CHAIN_FAHRENHEIT_A, CHAIN_MONEY_A, CHAIN_PRICE_A, CHAIN_TOTAL_A, CORR_WEATHER_A, CORR_MATH_A,
     ERROR_WEATHER_A, ERROR_EXCHANGE_A, ERROR_TRANSLATE_A, ERROR_TIME_A, THINK_ERROR, THINK_DIRECT, LANGS,
     TOOL_NAMES, TOOL_TOPICS, TEMPLATE_TABLES, NO_TOOL_SPLITS, no_tool_eval_questions, SHARED_FRAMES,
-    NO_TOOL_TOPIC_TEMPLATES, NO_TOOL_WORD_SPLITS, NO_TOOL_TOPICS, NO_TOOL_WORD_TOPICS, NO_TOOL_EVAL_TOPICS,
+    NO_TOOL_TOPIC_TEMPLATES, NO_TOOL_WORD_SPLITS, NO_TOOL_ENTITY_SPLITS, NO_TOOL_TOPICS, NO_TOOL_WORD_TOPICS, NO_TOOL_EVAL_TOPICS,
 )
 
 
@@ -94,6 +94,11 @@ def parse_args(argv=None):
                    help="1: SFT and RL no_tool questions also ask about topics that hold a tool's word "
                         "(NO_TOOL_WORD_TOPICS: 天气谚语, time management, ...), which need no call, each in its "
                         "split's templates (0: the shipped data)")
+    p.add_argument("--entity_topics", type=int, default=0, choices=(0, 1),
+                   help="1: SFT and RL no_tool questions also ask about the tool world's own cities, currencies "
+                        "and places where no live value is wanted (NO_TOOL_ENTITY_SPLITS: what a city is known "
+                        "for, its climate, its country, who issues a currency, a place's time zone); 0: the "
+                        "shipped data")
     p.add_argument("--typing_noise", type=float, default=0.0,
                    help="share of SFT and RL requests typed in a hurry (typing_noise: lower case, no "
                         "punctuation, a swapped or dropped letter, full-width digits); 0: the shipped data. "
@@ -154,6 +159,7 @@ NO_TOOL_KINDS = {"chat": 10, "smalltalk": 8, "ask": 24, "hard": 23, "topic": 35}
 # --word_topics: the weight of topic questions whose topic holds a tool's word (NO_TOOL_WORD_TOPICS), beside the
 # kinds above (about one no_tool question in eight)
 WORD_TOPIC_WEIGHT = 15
+ENTITY_TOPIC_WEIGHT = 15  # --entity_topics: questions about a city, currency or place that need no call
 SEEN_NO_TOOL_KINDS = ("chat", "ask", "hard")  # the seen-phrasing set's no_tool questions (as it was first made)
 
 
@@ -229,6 +235,7 @@ class Ctx:
     state_numbers: int = 0  # calculator turns first list the question's numbers: 1 chained ones, 2 all,
     # 3 all, with the role of each number of a price or total request
     word_topics: bool = False  # no_tool questions also come from NO_TOOL_WORD_TOPICS (SFT and RL prompts)
+    entity_topics: bool = False  # ... and from NO_TOOL_ENTITY_SPLITS
     max_count: int = MAX_COUNT  # largest count of items in a chained price or total request
     typing_noise: float = 0.0  # share of requests typed in a hurry (typing_noise); 0 draws nothing
     math_grammar: float = 0.0  # share of calculator requests from dataset/math_grammar.py; 0 draws nothing
@@ -854,9 +861,12 @@ def make_error_time(ctx, lang):
 def make_no_tool(ctx, lang, question=None):
     if question is not None:  # an eval case: the question is given, and it has no answer
         return Sample("no_tool", lang, question, [], "", THINK_DIRECT[lang])
-    kinds = dict(NO_TOOL_KINDS, word=WORD_TOPIC_WEIGHT) if ctx.word_topics else NO_TOOL_KINDS
+    kinds = dict(NO_TOOL_KINDS, word=WORD_TOPIC_WEIGHT) if ctx.word_topics else dict(NO_TOOL_KINDS)
+    if ctx.entity_topics:
+        kinds["entity"] = ENTITY_TOPIC_WEIGHT
     kind = ctx.rng.choices(list(kinds), weights=list(kinds.values()))[0]
-    table = NO_TOOL_WORD_SPLITS[ctx.phrasing] if kind == "word" else NO_TOOL_SPLITS[ctx.phrasing][kind]
+    extra = {"word": NO_TOOL_WORD_SPLITS, "entity": NO_TOOL_ENTITY_SPLITS}
+    table = extra[kind][ctx.phrasing] if kind in extra else NO_TOOL_SPLITS[ctx.phrasing][kind]
     entry = ctx.rng.choice(table[lang])
     sample = Sample("no_tool", lang, entry[0], [], entry[1], THINK_DIRECT[lang], wrap=kind != "chat")
     if len(entry) > 2 and entry[2]:  # about a tool ("hard", some "topic" ones): that tool is offered
@@ -1260,6 +1270,8 @@ def phrasing_owners() -> dict:
         for lang in LANGS:
             for p in NO_TOOL_WORD_SPLITS[split][lang]:
                 owners.setdefault(normalized(p[0]), set()).add((split, f"no_tool word ({lang}): {p[0]!r}"))
+            for p in NO_TOOL_ENTITY_SPLITS[split][lang]:
+                owners.setdefault(normalized(p[0]), set()).add((split, f"no_tool entity ({lang}): {p[0]!r}"))
     for lang in LANGS:
         for q in no_tool_eval_questions(lang):
             owners.setdefault(normalized(q), set()).add(("eval", f"no_tool eval ({lang}): {q!r}"))
@@ -1280,7 +1292,8 @@ def check_phrasings():
             raise DataCheckError(f"SHARED_FRAMES ({lang}): {unknown} not in NO_TOOL_TOPIC_TEMPLATES")
     questions = [e[0] for split in NO_TOOL_SPLITS.values() for kinds in split.values() for lang in LANGS
                  for e in kinds[lang]]
-    questions += [e[0] for split in NO_TOOL_WORD_SPLITS.values() for lang in LANGS for e in split[lang]]
+    questions += [e[0] for extra in (NO_TOOL_WORD_SPLITS, NO_TOOL_ENTITY_SPLITS) for split in extra.values()
+                  for lang in LANGS for e in split[lang]]
     twice = sorted(q for q, n in Counter(questions).items() if n > 1)
     if twice:
         raise DataCheckError(f"no_tool questions listed twice: {twice}")
@@ -1377,7 +1390,7 @@ def main(argv=None):
     seen, val, sft, rl, pool = set(), [], [], [], []
     q, say, word, most = args.quantity_rate, args.state_numbers, bool(args.word_topics), args.max_count
     # the request grammar's layers, SFT and RL alike
-    layers = dict(word_topics=word, typing_noise=args.typing_noise, math_grammar=args.math_grammar,
+    layers = dict(word_topics=word, entity_topics=bool(args.entity_topics), typing_noise=args.typing_noise, math_grammar=args.math_grammar,
                   unit_grammar=args.unit_grammar, lead_ins=args.lead_ins)
     if wanted & {"sft_agent.jsonl", "sft_agent_val.jsonl"}:  # val first: SFT redraws what val holds
         val = build_split(Ctx(val_rng, "sft", "train", q, say, max_count=most, **layers), args.n_sft_val,

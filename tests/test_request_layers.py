@@ -102,3 +102,25 @@ def test_off_by_default_and_the_held_out_sets_never_change(tmp_path):
              for line in open(out / "sft_agent.jsonl", encoding="utf-8")]
     starts = [s.lower() for lang in ("zh", "en") for s in LEAD_INS[lang]]
     assert all(any(u.lower().startswith(s) for s in starts) for u in users)
+
+
+def test_entity_questions_name_the_tool_worlds_things_and_need_no_call(tmp_path):
+    """--entity_topics 1: no_tool questions about a city, a currency or a place of the tool world, with the tool
+    that looks it up offered and no call in the answer; each city, currency and place is asked about."""
+    from dataset.agent_phrasings import NO_TOOL_ENTITY_SPLITS, TIME_PLACES
+    for split in ("sft", "rl"):
+        for lang in ("zh", "en"):
+            text = " ".join(q for q, _, _ in NO_TOOL_ENTITY_SPLITS[split][lang])
+            i = 0 if lang == "zh" else 1
+            things = [v[i] for v in CITY_NAMES.values()] + [v[i] for v in CURRENCY_NAMES.values()]
+            assert all(t in text for t in things), (split, lang)
+            assert all(p in text for ps in TIME_PLACES.values() for p in ps[i]), (split, lang)
+    out = tmp_path / "e"
+    data.main(["--out_dir", str(out), "--entity_topics", "1", "--n_sft", "1500", "--n_sft_val", "10",
+               "--n_rl", "50", "--n_rl_pool", "10", "--only", "sft_agent.jsonl", "sft_agent_val.jsonl"])
+    asked = {q for split in NO_TOOL_ENTITY_SPLITS.values() for lang in ("zh", "en") for q, _, _ in split[lang]}
+    rows = [json.loads(line)["conversations"] for line in open(out / "sft_agent.jsonl", encoding="utf-8")]
+    hits = [conv for conv in rows if any(q in t.get("content", "") for t in conv if t["role"] == "user"
+                                         for q in asked)]
+    assert len(hits) > 15
+    assert all(not t.get("tool_calls") for conv in hits for t in conv), "an entity question got a call"
