@@ -31,6 +31,9 @@ EXCHANGES = [("北京现在天气怎么样?", ["get_current_weather"], "28°C"),
              ("我有 200 美元,按现在的汇率能换多少人民币?", ["get_exchange_rate", "calculate_math"], "1442")]
 
 
+SERVER_START_S = 300
+
+
 @pytest.fixture(scope="module")
 def server():
     """The real server script with the shipped checkpoints, fp32 so that greedy replies are the same on every
@@ -40,14 +43,19 @@ def server():
                              "--port", str(port), "--dtype", "float32", "--device", "cpu"], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     url = f"http://127.0.0.1:{port}"
-    for _ in range(300):
+    deadline = time.monotonic() + SERVER_START_S  # loading two checkpoints on a busy 2-core machine is slow
+    while True:
         try:
             urllib.request.urlopen(url + "/health", timeout=1)
             break
         except OSError:
             if proc.poll() is not None:
                 raise RuntimeError("the server did not start:\n" + proc.stdout.read())
-            time.sleep(0.1)
+            if time.monotonic() > deadline:
+                proc.kill()
+                raise RuntimeError(f"the server did not answer /health within {SERVER_START_S} s:\n"
+                                   + proc.stdout.read())
+            time.sleep(0.2)
     yield url
     proc.terminate()
     proc.wait(timeout=10)
