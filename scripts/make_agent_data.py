@@ -115,6 +115,11 @@ def parse_args(argv=None):
     p.add_argument("--lead_ins", type=float, default=0.0,
                    help="share of SFT and RL requests after a sentence of the user's situation (LEAD_INS, "
                         "naming no place, unit or number); 0: the shipped data. The held-out sets never have one")
+    p.add_argument("--no_tool_weight", type=int, default=SFT_WEIGHTS["no_tool"],
+                   help=f"weight of no_tool questions beside the other categories' (SFT_WEIGHTS; "
+                        f"{SFT_WEIGHTS['no_tool']}: the shipped data, about one conversation in six), SFT and RL "
+                        f"alike: more ways to ask for a tool move the call boundary, more no-call questions "
+                        f"hold it")
     p.add_argument("--max_count", type=int, default=MAX_COUNT,
                    help=f"largest count of items in a chained price or total request of the SFT data "
                         f"('33 items at 155 GBP'; {MAX_COUNT}: the shipped data; SFT only). The RL prompts "
@@ -129,6 +134,8 @@ def parse_args(argv=None):
     for flag in ("quantity_rate", "typing_noise", "math_grammar", "unit_grammar", "lead_ins"):
         if not 0.0 <= getattr(args, flag) <= 1.0:
             p.error(f"--{flag} {getattr(args, flag)}: a share, from 0 to 1")
+    if args.no_tool_weight < 0:
+        p.error(f"--no_tool_weight {args.no_tool_weight}: a weight, at least 0")
     if args.max_count < 2:
         p.error(f"--max_count {args.max_count}: a count of items, at least 2")
     return args
@@ -1392,15 +1399,17 @@ def main(argv=None):
     # the request grammar's layers, SFT and RL alike
     layers = dict(word_topics=word, entity_topics=bool(args.entity_topics), typing_noise=args.typing_noise, math_grammar=args.math_grammar,
                   unit_grammar=args.unit_grammar, lead_ins=args.lead_ins)
+    sft_weights = dict(SFT_WEIGHTS, no_tool=args.no_tool_weight)
+    rl_weights = dict(RL_WEIGHTS, no_tool=args.no_tool_weight)
     if wanted & {"sft_agent.jsonl", "sft_agent_val.jsonl"}:  # val first: SFT redraws what val holds
         val = build_split(Ctx(val_rng, "sft", "train", q, say, max_count=most, **layers), args.n_sft_val,
-                          SFT_WEIGHTS, sft_record, seen)
+                          sft_weights, sft_record, seen)
         sft = build_split(Ctx(rng("sft"), "sft", "train", q, say, max_count=most, **layers), args.n_sft,
-                          SFT_WEIGHTS, sft_record, seen)
+                          sft_weights, sft_record, seen)
     if "agent_rl.jsonl" in wanted:
-        rl = build_split(Ctx(rng("rl"), "rl", "train", **layers), args.n_rl, RL_WEIGHTS, rl_record)
+        rl = build_split(Ctx(rng("rl"), "rl", "train", **layers), args.n_rl, rl_weights, rl_record)
     if "agent_rl_pool.jsonl" in wanted:
-        pool = build_split(Ctx(rng("rl_pool"), "rl", "train", **layers), args.n_rl_pool, RL_WEIGHTS, rl_record)
+        pool = build_split(Ctx(rng("rl_pool"), "rl", "train", **layers), args.n_rl_pool, rl_weights, rl_record)
     run_checks(sft, val, rl + pool, evals, seen_evals, dev)
 
     os.makedirs(args.out_dir, exist_ok=True)

@@ -124,3 +124,15 @@ def test_entity_questions_name_the_tool_worlds_things_and_need_no_call(tmp_path)
                                          for q in asked)]
     assert len(hits) > 15
     assert all(not t.get("tool_calls") for conv in hits for t in conv), "an entity question got a call"
+
+
+def test_no_tool_weight_sets_the_share_of_no_call_questions(tmp_path):
+    data.main(["--out_dir", str(tmp_path), "--only", "sft_agent_val.jsonl", "agent_rl.jsonl", "--n_sft_val", "200",
+               "--n_rl", "200", "--no_tool_weight", "50"])
+    total = sum(data.SFT_WEIGHTS.values()) - data.SFT_WEIGHTS["no_tool"] + 50
+    val = [json.loads(line) for line in open(tmp_path / "sft_agent_val.jsonl", encoding="utf-8")]
+    assert sum(r["category"] == "no_tool" for r in val) == round(200 * 50 / total)
+    rl = [json.loads(line) for line in open(tmp_path / "agent_rl.jsonl", encoding="utf-8")]
+    rl_total = total - data.SFT_WEIGHTS["error"]
+    assert sum(r["category"] == "no_tool" for r in rl) == round(200 * 50 / rl_total)
+    assert all(r["gt"] == [] and r["expect_tools"] == [] for r in rl if r["category"] == "no_tool")
