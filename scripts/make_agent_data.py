@@ -54,6 +54,7 @@ sys.path.insert(0, ROOT)
 
 from trainer.mock_world import DEFAULT_TIMEZONE, LOCATION_HINTS  # noqa: E402
 from trainer.train_agent import TOOLS_BY_NAME, execute_tool  # noqa: E402
+from dataset.no_tool_frames import MORE_TOPICS  # noqa: E402
 from scripts.make_natural_set import fold, natural_prompts  # noqa: E402
 from dataset.math_grammar import expression_request, spell, word_problem  # noqa: E402
 from dataset.agent_phrasings import (  # noqa: E402  the phrasing tables
@@ -68,7 +69,7 @@ from dataset.agent_phrasings import (  # noqa: E402  the phrasing tables
     CHAIN_FAHRENHEIT_A, CHAIN_MONEY_A, CHAIN_PRICE_A, CHAIN_TOTAL_A, CORR_WEATHER_A, CORR_MATH_A,
     ERROR_WEATHER_A, ERROR_EXCHANGE_A, ERROR_TRANSLATE_A, ERROR_TIME_A, THINK_ERROR, THINK_DIRECT, LANGS,
     TOOL_NAMES, TOOL_TOPICS, TEMPLATE_TABLES, NO_TOOL_SPLITS, no_tool_eval_questions, SHARED_FRAMES,
-    NO_TOOL_TOPIC_TEMPLATES, NO_TOOL_WORD_SPLITS, NO_TOOL_ENTITY_SPLITS, NO_TOOL_TOPICS, NO_TOOL_WORD_TOPICS, NO_TOOL_EVAL_TOPICS,
+    NO_TOOL_TOPIC_TEMPLATES, NO_TOOL_WORD_SPLITS, NO_TOOL_ENTITY_SPLITS, NO_TOOL_FRAME_SPLITS, NO_TOOL_TOPICS, NO_TOOL_WORD_TOPICS, NO_TOOL_EVAL_TOPICS,
 )
 
 
@@ -99,6 +100,10 @@ def parse_args(argv=None):
                         "and places where no live value is wanted (NO_TOOL_ENTITY_SPLITS: what a city is known "
                         "for, its climate, its country, who issues a currency, a place's time zone); 0: the "
                         "shipped data")
+    p.add_argument("--no_tool_frames", type=int, default=0, choices=(0, 1),
+                   help="1: SFT and RL no_tool questions also come in the frames people ask in (ASK_FRAMES in "
+                        "dataset/no_tool_frames.py: casual, formal, a sentence of context, typos), around the "
+                        "train topics and more subjects (MORE_TOPICS); 0: the shipped data")
     p.add_argument("--typing_noise", type=float, default=0.0,
                    help="share of SFT and RL requests typed in a hurry (typing_noise: lower case, no "
                         "punctuation, a swapped or dropped letter, full-width digits); 0: the shipped data. "
@@ -167,6 +172,7 @@ NO_TOOL_KINDS = {"chat": 10, "smalltalk": 8, "ask": 24, "hard": 23, "topic": 35}
 # kinds above (about one no_tool question in eight)
 WORD_TOPIC_WEIGHT = 15
 ENTITY_TOPIC_WEIGHT = 15  # --entity_topics: questions about a city, currency or place that need no call
+FRAME_WEIGHT = 25  # --no_tool_frames: a question in one of the frames people ask in (ASK_FRAMES)
 SEEN_NO_TOOL_KINDS = ("chat", "ask", "hard")  # the seen-phrasing set's no_tool questions (as it was first made)
 
 
@@ -243,6 +249,7 @@ class Ctx:
     # 3 all, with the role of each number of a price or total request
     word_topics: bool = False  # no_tool questions also come from NO_TOOL_WORD_TOPICS (SFT and RL prompts)
     entity_topics: bool = False  # ... and from NO_TOOL_ENTITY_SPLITS
+    no_tool_frames: bool = False  # ... and from NO_TOOL_FRAME_SPLITS
     max_count: int = MAX_COUNT  # largest count of items in a chained price or total request
     typing_noise: float = 0.0  # share of requests typed in a hurry (typing_noise); 0 draws nothing
     math_grammar: float = 0.0  # share of calculator requests from dataset/math_grammar.py; 0 draws nothing
@@ -871,8 +878,10 @@ def make_no_tool(ctx, lang, question=None):
     kinds = dict(NO_TOOL_KINDS, word=WORD_TOPIC_WEIGHT) if ctx.word_topics else dict(NO_TOOL_KINDS)
     if ctx.entity_topics:
         kinds["entity"] = ENTITY_TOPIC_WEIGHT
+    if ctx.no_tool_frames:
+        kinds["frames"] = FRAME_WEIGHT
     kind = ctx.rng.choices(list(kinds), weights=list(kinds.values()))[0]
-    extra = {"word": NO_TOOL_WORD_SPLITS, "entity": NO_TOOL_ENTITY_SPLITS}
+    extra = {"word": NO_TOOL_WORD_SPLITS, "entity": NO_TOOL_ENTITY_SPLITS, "frames": NO_TOOL_FRAME_SPLITS}
     table = extra[kind][ctx.phrasing] if kind in extra else NO_TOOL_SPLITS[ctx.phrasing][kind]
     entry = ctx.rng.choice(table[lang])
     sample = Sample("no_tool", lang, entry[0], [], entry[1], THINK_DIRECT[lang], wrap=kind != "chat")
@@ -1279,6 +1288,8 @@ def phrasing_owners() -> dict:
                 owners.setdefault(normalized(p[0]), set()).add((split, f"no_tool word ({lang}): {p[0]!r}"))
             for p in NO_TOOL_ENTITY_SPLITS[split][lang]:
                 owners.setdefault(normalized(p[0]), set()).add((split, f"no_tool entity ({lang}): {p[0]!r}"))
+            for p in NO_TOOL_FRAME_SPLITS[split][lang]:
+                owners.setdefault(normalized(p[0]), set()).add((split, f"no_tool frames ({lang}): {p[0]!r}"))
     for lang in LANGS:
         for q in no_tool_eval_questions(lang):
             owners.setdefault(normalized(q), set()).add(("eval", f"no_tool eval ({lang}): {q!r}"))
@@ -1299,14 +1310,16 @@ def check_phrasings():
             raise DataCheckError(f"SHARED_FRAMES ({lang}): {unknown} not in NO_TOOL_TOPIC_TEMPLATES")
     questions = [e[0] for split in NO_TOOL_SPLITS.values() for kinds in split.values() for lang in LANGS
                  for e in kinds[lang]]
-    questions += [e[0] for extra in (NO_TOOL_WORD_SPLITS, NO_TOOL_ENTITY_SPLITS) for split in extra.values()
+    questions += [e[0] for extra in (NO_TOOL_WORD_SPLITS, NO_TOOL_ENTITY_SPLITS, NO_TOOL_FRAME_SPLITS)
+                  for split in extra.values()
                   for lang in LANGS for e in split[lang]]
     twice = sorted(q for q, n in Counter(questions).items() if n > 1)
     if twice:
         raise DataCheckError(f"no_tool questions listed twice: {twice}")
     for lang in LANGS:  # a train topic is never an eval one, in any template
         held_out = {normalized(t) for t in NO_TOOL_EVAL_TOPICS[lang]}
-        shared = [t for t, *_ in NO_TOOL_TOPICS[lang] + NO_TOOL_WORD_TOPICS[lang] if normalized(t) in held_out]
+        topics = NO_TOOL_TOPICS[lang] + NO_TOOL_WORD_TOPICS[lang] + MORE_TOPICS[lang]
+        shared = [t for t, *_ in topics if normalized(t) in held_out]
         if shared:
             raise DataCheckError(f"no_tool topics ({lang}) that are also eval topics: {shared}")
     eval_texts = [t for table in TEMPLATE_TABLES.values() for lang in LANGS for t in table["eval"][lang]]
@@ -1397,8 +1410,9 @@ def main(argv=None):
     seen, val, sft, rl, pool = set(), [], [], [], []
     q, say, word, most = args.quantity_rate, args.state_numbers, bool(args.word_topics), args.max_count
     # the request grammar's layers, SFT and RL alike
-    layers = dict(word_topics=word, entity_topics=bool(args.entity_topics), typing_noise=args.typing_noise, math_grammar=args.math_grammar,
-                  unit_grammar=args.unit_grammar, lead_ins=args.lead_ins)
+    layers = dict(word_topics=word, entity_topics=bool(args.entity_topics),
+                  no_tool_frames=bool(args.no_tool_frames), typing_noise=args.typing_noise,
+                  math_grammar=args.math_grammar, unit_grammar=args.unit_grammar, lead_ins=args.lead_ins)
     sft_weights = dict(SFT_WEIGHTS, no_tool=args.no_tool_weight)
     rl_weights = dict(RL_WEIGHTS, no_tool=args.no_tool_weight)
     if wanted & {"sft_agent.jsonl", "sft_agent_val.jsonl"}:  # val first: SFT redraws what val holds
