@@ -1,7 +1,7 @@
 """
 How people write a calculation: the calculator's request grammar for the SFT and RL data
-(`scripts/make_agent_data.py --math_grammar R` draws that share of calculator requests from it; 0, the
-shipped data, draws nothing).
+(`scripts/make_agent_data.py --math_grammar R` draws that share of calculator requests from it; the shipped
+data has 0.3).
 
 A request is a MathRequest: what the user types, the expression the call carries, and the numbers typed (the
 held-out pools are split on them: `draw` keeps a request's numbers in its pool). It composes

@@ -95,31 +95,31 @@ def parse_args(argv=None):
                    help="1: SFT and RL no_tool questions also ask about topics that hold a tool's word "
                         "(NO_TOOL_WORD_TOPICS: 天气谚语, time management, ...), which need no call, each in its "
                         "split's templates (0: the shipped data)")
-    p.add_argument("--entity_topics", type=int, default=0, choices=(0, 1),
+    p.add_argument("--entity_topics", type=int, default=1, choices=(0, 1),
                    help="1: SFT and RL no_tool questions also ask about the tool world's own cities, currencies "
                         "and places where no live value is wanted (NO_TOOL_ENTITY_SPLITS: what a city is known "
-                        "for, its climate, its country, who issues a currency, a place's time zone); 0: the "
-                        "shipped data")
-    p.add_argument("--no_tool_frames", type=int, default=0, choices=(0, 1),
+                        "for, its climate, its country, who issues a currency, a place's time zone; 1: the "
+                        "shipped data)")
+    p.add_argument("--no_tool_frames", type=int, default=1, choices=(0, 1),
                    help="1: SFT and RL no_tool questions also come in the frames people ask in (ASK_FRAMES in "
                         "dataset/no_tool_frames.py: casual, formal, a sentence of context, typos), around the "
-                        "train topics and more subjects (MORE_TOPICS); 0: the shipped data")
-    p.add_argument("--typing_noise", type=float, default=0.0,
+                        "train topics and more subjects (MORE_TOPICS); 1: the shipped data)")
+    p.add_argument("--typing_noise", type=float, default=0.3,
                    help="share of SFT and RL requests typed in a hurry (typing_noise: lower case, no "
-                        "punctuation, a swapped or dropped letter, full-width digits); 0: the shipped data. "
+                        "punctuation, a swapped or dropped letter, full-width digits; 0.3: the shipped data). "
                         "The held-out sets are never changed")
-    p.add_argument("--math_grammar", type=float, default=0.0,
+    p.add_argument("--math_grammar", type=float, default=0.3,
                    help="share of SFT and RL calculator requests drawn from the request grammar "
                         "(dataset/math_grammar.py: numbers in words and of 1-9 digits, every operator form, "
-                        "2-4 operands, powers, percentages, word problems); 0: the shipped data. The held-out "
+                        "2-4 operands, powers, percentages, word problems; 0.3: the shipped data). The held-out "
                         "sets are never changed")
-    p.add_argument("--unit_grammar", type=float, default=0.0,
+    p.add_argument("--unit_grammar", type=float, default=0.5,
                    help="share of SFT and RL unit requests typed as people do (UNIT_SPELLINGS: every spelling "
                         "and abbreviation, ft, lbs, kilos, metres, C; values in words; temperatures below zero "
-                        "as -5, minus 5, 零下5); 0: the shipped data. The held-out sets are never changed")
-    p.add_argument("--lead_ins", type=float, default=0.0,
+                        "as -5, minus 5, 零下5; 0.5: the shipped data). The held-out sets are never changed")
+    p.add_argument("--lead_ins", type=float, default=0.2,
                    help="share of SFT and RL requests after a sentence of the user's situation (LEAD_INS, "
-                        "naming no place, unit or number); 0: the shipped data. The held-out sets never have one")
+                        "naming no place, unit or number; 0.2: the shipped data). The held-out sets never have one")
     p.add_argument("--no_tool_weight", type=int, default=SFT_WEIGHTS["no_tool"],
                    help=f"weight of no_tool questions beside the other categories' (SFT_WEIGHTS; "
                         f"{SFT_WEIGHTS['no_tool']}: the shipped data, about one conversation in six), SFT and RL "

@@ -88,7 +88,7 @@ def framed_pattern(template):
     return re.compile(".+".join(re.escape(p) for p in parts))
 
 
-def test_shared_frames_ask_on_both_sides_of_the_call_boundary(built, monkeypatch):
+def test_shared_frames_ask_on_both_sides_of_the_call_boundary(built, tmp_path, monkeypatch):
     """A framed request is a no_tool topic template of the same split around a request phrase, so one frame
     is asked with a call (SFT tool conversations) and without one (SFT topic questions); a shared frame that
     is no topic template is an error that names it; eval prompts never come from a framed template."""
@@ -107,7 +107,8 @@ def test_shared_frames_ask_on_both_sides_of_the_call_boundary(built, monkeypatch
     requests = {f: [framed_pattern(f.format(topic=p)) for phrases in ph.REQUEST_PHRASES.values()
                     for p in phrases[lang]] for lang in data.LANGS for f in ph.SHARED_FRAMES[lang]}
     asked = {"call": set(), "no call": set()}  # the frames SFT prompts were asked in, with a call or without
-    for r in built["sft_agent.jsonl"]:
+    data.main(["--out_dir", str(tmp_path), "--n_sft", "2000", "--only", "sft_agent.jsonl"])
+    for r in map(json.loads, open(tmp_path / "sft_agent.jsonl", encoding="utf-8")):
         user = next(m["content"] for m in r["conversations"] if m["role"] == "user")
         side, patterns = ("no call", topics) if r["category"] == "no_tool" else ("call", requests)
         asked[side] |= {f for f, ps in patterns.items() if any(p.search(user) for p in ps)}
@@ -436,7 +437,7 @@ def test_word_topics_are_no_tool_questions_drawn_only_when_asked(monkeypatch):
 def test_typing_noise_changes_the_request_never_what_the_call_needs():
     """--typing_noise: a share of train requests typed in a hurry; numbers keep their digits (full-width ones
     are the same digits), the words of the call's arguments keep their letters, the held-out sets never
-    change, and 0 (the default) draws nothing, so the shipped data stays byte for byte."""
+    change, and 0 draws nothing (the shipped data has 0.3)."""
     import random
     import unicodedata
 

@@ -1,6 +1,6 @@
 """The calculator's request grammar (dataset/math_grammar.py, make_agent_data.py --math_grammar): every request
-it writes is one the calculator answers, with the numbers the user typed, in both languages; off, it draws
-nothing and the shipped data stays byte for byte."""
+it writes is one the calculator answers, with the numbers the user typed, in both languages; at 0 it draws
+nothing."""
 import json
 import random
 import re
@@ -68,8 +68,8 @@ def test_spelled_numbers_read_back_as_the_number():
     assert "," not in grammar.english_words(random.Random(3), 123456)
 
 
-def test_off_by_default_and_the_held_out_sets_never_change(tmp_path):
-    """--math_grammar 0 is the shipped generator (tests/test_heldout.py checks the shipped files); at 1 the
+def test_the_grammar_feeds_train_requests_and_the_held_out_sets_never_change(tmp_path):
+    """--math_grammar 0 draws nothing (the shipped data has 0.3); at 1 the
     SFT and RL calculator requests come from the grammar, and the held-out sets stay as they are."""
     out = tmp_path / "g"
     data.main(["--out_dir", str(out), "--math_grammar", "1", "--n_sft", "600", "--n_sft_val", "10",

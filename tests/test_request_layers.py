@@ -90,12 +90,12 @@ def test_lead_in_keeps_the_request():
         assert any(text.startswith(s) for s in LEAD_INS["en"])
 
 
-def test_off_by_default_and_the_held_out_sets_never_change(tmp_path):
-    """At 1, every SFT request has a lead-in and the unit requests their spoken forms; the held-out sets stay
-    byte for byte (the shipped data at 0 is checked by tests/test_heldout.py)."""
+def test_the_layers_reach_train_requests_and_the_held_out_sets_never_change(tmp_path):
+    """At 1 (typing noise off, so the lead-ins keep their letters), every SFT request has a lead-in and the unit
+    requests their spoken forms; the held-out sets stay byte for byte."""
     out = tmp_path / "u"
-    data.main(["--out_dir", str(out), "--unit_grammar", "1", "--lead_ins", "1", "--n_sft", "400",
-               "--n_sft_val", "10", "--n_rl", "100", "--n_rl_pool", "20"])
+    data.main(["--out_dir", str(out), "--unit_grammar", "1", "--lead_ins", "1", "--typing_noise", "0",
+               "--n_sft", "400", "--n_sft_val", "10", "--n_rl", "100", "--n_rl_pool", "20"])
     for name in ("eval_toolcall.jsonl", "eval_toolcall_seen.jsonl", "eval_toolcall_dev.jsonl"):
         assert (out / name).read_bytes() == open(f"dataset/{name}", "rb").read(), name
     users = [next(t["content"] for t in json.loads(line)["conversations"] if t["role"] == "user")
@@ -116,8 +116,9 @@ def test_entity_questions_name_the_tool_worlds_things_and_need_no_call(tmp_path)
             assert all(t in text for t in things), (split, lang)
             assert all(p in text for ps in TIME_PLACES.values() for p in ps[i]), (split, lang)
     out = tmp_path / "e"
-    data.main(["--out_dir", str(out), "--entity_topics", "1", "--n_sft", "1500", "--n_sft_val", "10",
-               "--n_rl", "50", "--n_rl_pool", "10", "--only", "sft_agent.jsonl", "sft_agent_val.jsonl"])
+    data.main(["--out_dir", str(out), "--entity_topics", "1", "--no_tool_frames", "0", "--typing_noise", "0",
+               "--lead_ins", "0", "--n_sft", "1500", "--n_sft_val", "10", "--n_rl", "50", "--n_rl_pool", "10",
+               "--only", "sft_agent.jsonl", "sft_agent_val.jsonl"])
     asked = {q for split in NO_TOOL_ENTITY_SPLITS.values() for lang in ("zh", "en") for q, _, _ in split[lang]}
     rows = [json.loads(line)["conversations"] for line in open(out / "sft_agent.jsonl", encoding="utf-8")]
     hits = [conv for conv in rows if any(q in t.get("content", "") for t in conv if t["role"] == "user"

@@ -17,11 +17,13 @@ from trainer.mock_world import (DEFAULT_TIMEZONE, EXCHANGE_RATES, LOCATION_HINTS
 DEFAULT_POOL = "dataset/agent_rl_pool.jsonl"
 
 
-POOL_SOURCES = ("scripts/make_agent_data.py", "dataset/agent_phrasings.py")  # besides the tool world
+# the generator and the modules it draws requests from (besides the tool world)
+POOL_SOURCES = ("scripts/make_agent_data.py", "dataset/agent_phrasings.py", "dataset/math_grammar.py",
+                "dataset/no_tool_frames.py", "scripts/make_natural_set.py")
 
 
 def pool_fingerprint(tools) -> str:
-    """A hash of what the default pool is made from: the generator, its phrasing tables, the tool world."""
+    """A hash of what the default pool is made from: the generator, its tables, the tool world."""
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     digest = hashlib.sha256()
     for rel in POOL_SOURCES:
