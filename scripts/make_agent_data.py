@@ -103,7 +103,7 @@ def parse_args(argv=None):
     p.add_argument("--no_tool_frames", type=int, default=1, choices=(0, 1),
                    help="1: SFT and RL no_tool questions also come in the frames people ask in (ASK_FRAMES in "
                         "dataset/no_tool_frames.py: casual, formal, a sentence of context, typos), around the "
-                        "train topics and more subjects (MORE_TOPICS); 1: the shipped data)")
+                        "train topics and more subjects (MORE_TOPICS; 1: the shipped data)")
     p.add_argument("--typing_noise", type=float, default=0.3,
                    help="share of SFT and RL requests typed in a hurry (typing_noise: lower case, no "
                         "punctuation, a swapped or dropped letter, full-width digits; 0.3: the shipped data). "
