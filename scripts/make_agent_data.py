@@ -120,6 +120,10 @@ def parse_args(argv=None):
     p.add_argument("--lead_ins", type=float, default=0.2,
                    help="share of SFT and RL requests after a sentence of the user's situation (LEAD_INS, "
                         "naming no place, unit or number; 0.2: the shipped data). The held-out sets never have one")
+    p.add_argument("--math_weight", type=int, default=1,
+                   help="how many times as common calculator requests are as each other tool's among the SFT "
+                        "and RL single-tool requests (1: the shipped data, one in six); the held-out sets are "
+                        "never changed")
     p.add_argument("--no_tool_weight", type=int, default=SFT_WEIGHTS["no_tool"],
                    help=f"weight of no_tool questions beside the other categories' (SFT_WEIGHTS; "
                         f"{SFT_WEIGHTS['no_tool']}: the shipped data, about one conversation in six), SFT and RL "
@@ -139,6 +143,8 @@ def parse_args(argv=None):
     for flag in ("quantity_rate", "typing_noise", "math_grammar", "unit_grammar", "lead_ins"):
         if not 0.0 <= getattr(args, flag) <= 1.0:
             p.error(f"--{flag} {getattr(args, flag)}: a share, from 0 to 1")
+    if args.math_weight < 1:
+        p.error(f"--math_weight {args.math_weight}: a weight, at least 1")
     if args.no_tool_weight < 0:
         p.error(f"--no_tool_weight {args.no_tool_weight}: a weight, at least 0")
     if args.max_count < 2:
@@ -255,6 +261,7 @@ class Ctx:
     math_grammar: float = 0.0  # share of calculator requests from dataset/math_grammar.py; 0 draws nothing
     unit_grammar: float = 0.0  # share of unit requests in UNIT_SPELLINGS' words (spoken_unit); 0 draws nothing
     lead_ins: float = 0.0  # share of requests after a LEAD_INS sentence; 0 draws nothing
+    math_weight: int = 1  # calculator requests are this many times as common as each other tool's (singles)
 
     def template(self, table, lang):
         """A user template of this split; train prompts of a table with framed templates (SHARED_FRAMES)
@@ -913,7 +920,11 @@ def make_sample(ctx, category, lang):
         raise ValueError(f"make_sample draws SFT and RL samples, not {ctx.phrasing} phrasings from the "
                          f"{ctx.pool} pool")
     makers = list(MAKERS[category].values())
-    sample = ctx.rng.choice(makers)(ctx, lang)
+    if category == "single" and ctx.math_weight != 1:  # (1 keeps the shipped data's draws)
+        weights = [ctx.math_weight if name == "calculate_math" else 1 for name in MAKERS[category]]
+        sample = ctx.rng.choices(makers, weights=weights)[0](ctx, lang)
+    else:
+        sample = ctx.rng.choice(makers)(ctx, lang)
     sample.user = vary_prompt(ctx.rng, sample)
     return sample
 
@@ -1412,7 +1423,8 @@ def main(argv=None):
     # the request grammar's layers, SFT and RL alike
     layers = dict(word_topics=word, entity_topics=bool(args.entity_topics),
                   no_tool_frames=bool(args.no_tool_frames), typing_noise=args.typing_noise,
-                  math_grammar=args.math_grammar, unit_grammar=args.unit_grammar, lead_ins=args.lead_ins)
+                  math_grammar=args.math_grammar, unit_grammar=args.unit_grammar, lead_ins=args.lead_ins,
+                  math_weight=args.math_weight)
     sft_weights = dict(SFT_WEIGHTS, no_tool=args.no_tool_weight)
     rl_weights = dict(RL_WEIGHTS, no_tool=args.no_tool_weight)
     if wanted & {"sft_agent.jsonl", "sft_agent_val.jsonl"}:  # val first: SFT redraws what val holds
