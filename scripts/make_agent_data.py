@@ -124,6 +124,11 @@ def parse_args(argv=None):
                    help="how many times as common calculator requests are as each other tool's among the SFT "
                         "and RL single-tool requests (1: the shipped data, one in six); the held-out sets are "
                         "never changed")
+    p.add_argument("--extra_math", type=int, default=0,
+                   help="calculator conversations added to the SFT data beyond --n_sft, from their own random "
+                        "stream, so that every other conversation stays as it was (0: the shipped data)")
+    p.add_argument("--extra_math_grammar", type=float, default=0.7,
+                   help="share of the --extra_math requests drawn from dataset/math_grammar.py")
     p.add_argument("--no_tool_weight", type=int, default=SFT_WEIGHTS["no_tool"],
                    help=f"weight of no_tool questions beside the other categories' (SFT_WEIGHTS; "
                         f"{SFT_WEIGHTS['no_tool']}: the shipped data, about one conversation in six), SFT and RL "
@@ -140,9 +145,12 @@ def parse_args(argv=None):
     p.add_argument("--only", nargs="+", choices=FILES, default=None,
                    help="write only these files (the others are not built; the checks see what is)")
     args = p.parse_args(argv)
-    for flag in ("quantity_rate", "typing_noise", "math_grammar", "unit_grammar", "lead_ins"):
+    for flag in ("quantity_rate", "typing_noise", "math_grammar", "unit_grammar", "lead_ins",
+                 "extra_math_grammar"):
         if not 0.0 <= getattr(args, flag) <= 1.0:
             p.error(f"--{flag} {getattr(args, flag)}: a share, from 0 to 1")
+    if args.extra_math < 0:
+        p.error(f"--extra_math {args.extra_math}: a number of conversations, at least 0")
     if args.math_weight < 1:
         p.error(f"--math_weight {args.math_weight}: a weight, at least 1")
     if args.no_tool_weight < 0:
@@ -919,12 +927,13 @@ def make_sample(ctx, category, lang):
     if ctx.phrasing not in ("sft", "rl") or ctx.pool != "train":
         raise ValueError(f"make_sample draws SFT and RL samples, not {ctx.phrasing} phrasings from the "
                          f"{ctx.pool} pool")
-    makers = list(MAKERS[category].values())
-    if category == "single" and ctx.math_weight != 1:  # (1 keeps the shipped data's draws)
+    if category == "math":  # only calculator requests (--extra_math)
+        sample = make_math_single(ctx, lang)
+    elif category == "single" and ctx.math_weight != 1:  # (1 keeps the shipped data's draws)
         weights = [ctx.math_weight if name == "calculate_math" else 1 for name in MAKERS[category]]
-        sample = ctx.rng.choices(makers, weights=weights)[0](ctx, lang)
+        sample = ctx.rng.choices(list(MAKERS[category].values()), weights=weights)[0](ctx, lang)
     else:
-        sample = ctx.rng.choice(makers)(ctx, lang)
+        sample = ctx.rng.choice(list(MAKERS[category].values()))(ctx, lang)
     sample.user = vary_prompt(ctx.rng, sample)
     return sample
 
@@ -1432,6 +1441,10 @@ def main(argv=None):
                           sft_weights, sft_record, seen)
         sft = build_split(Ctx(rng("sft"), "sft", "train", q, say, max_count=most, **layers), args.n_sft,
                           sft_weights, sft_record, seen)
+        if args.extra_math:  # more calculator requests on top: the trainer's sampler mixes them in
+            extra = dict(layers, math_grammar=args.extra_math_grammar)
+            sft += build_split(Ctx(rng("sft_math"), "sft", "train", q, say, max_count=most, **extra),
+                               args.extra_math, {"math": 1}, sft_record, seen)
     if "agent_rl.jsonl" in wanted:
         rl = build_split(Ctx(rng("rl"), "rl", "train", **layers), args.n_rl, rl_weights, rl_record)
     if "agent_rl_pool.jsonl" in wanted:

@@ -152,3 +152,22 @@ def test_math_weight_makes_calculator_requests_that_many_times_as_common(tmp_pat
     assert 2.3 < tools["calculate_math"] / (sum(others) / 5) < 3.8, tools  # 3, within sampling noise
     with pytest.raises(SystemExit):
         data.parse_args(["--math_weight", "0"])
+
+
+def test_extra_math_adds_calculator_conversations_and_keeps_the_rest(tmp_path):
+    def sft(name, *flags):
+        data.main(["--out_dir", str(tmp_path / name), "--only", "sft_agent.jsonl", "sft_agent_val.jsonl",
+                   "--n_sft", "600", "--n_sft_val", "10", *flags])
+        return [json.loads(line) for line in open(tmp_path / name / "sft_agent.jsonl", encoding="utf-8")]
+
+    base, more = sft("base"), sft("more", "--extra_math", "200")
+    assert more[:600] == base  # every other conversation as it was
+    added = more[600:]
+    assert len(added) == 200 and all(r["category"] == "single" for r in added)
+    calls = [next(t for t in r["conversations"] if t.get("tool_calls"))["tool_calls"][0]["function"]["name"]
+             for r in added]
+    assert set(calls) == {"calculate_math"}
+    keys = {json.dumps(r["conversations"], ensure_ascii=False) for r in more}
+    assert len(keys) == len(more)  # no conversation twice
+    with pytest.raises(SystemExit):
+        data.parse_args(["--extra_math", "-1"])
