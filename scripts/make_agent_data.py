@@ -5,7 +5,8 @@ Every tool result in the data comes from execute_tool() in trainer/train_agent.p
 the RL trainer runs), and every final answer quotes the ground-truth (GT) strings taken from those results.
 
 Writes (under --out_dir):
-    sft_agent.jsonl       {"conversations": [OpenAI-style messages], "category": ...}
+    sft_agent.jsonl       {"conversations": [OpenAI-style messages], "category": ...}: --n_sft conversations
+                          of every category, then a fifth more calculator requests (--extra_math)
     sft_agent_val.jsonl   same distribution, no conversation shared with sft_agent.jsonl
     agent_rl.jsonl        {"conversations": [system, user, reference answer], "gt", "category",
                            "expect_tools"}: a 2,000-prompt sample of the RL pool's distribution (shipped)
@@ -120,13 +121,10 @@ def parse_args(argv=None):
     p.add_argument("--lead_ins", type=float, default=0.2,
                    help="share of SFT and RL requests after a sentence of the user's situation (LEAD_INS, "
                         "naming no place, unit or number; 0.2: the shipped data). The held-out sets never have one")
-    p.add_argument("--math_weight", type=int, default=1,
-                   help="how many times as common calculator requests are as each other tool's among the SFT "
-                        "and RL single-tool requests (1: the shipped data, one in six); the held-out sets are "
-                        "never changed")
-    p.add_argument("--extra_math", type=int, default=0,
-                   help="calculator conversations added to the SFT data beyond --n_sft, from their own random "
-                        "stream, so that every other conversation stays as it was (0: the shipped data)")
+    p.add_argument("--extra_math", type=float, default=0.2,
+                   help="calculator conversations added beyond --n_sft, as a share of it (0.2: 8,000 on top of "
+                        "40,000, the shipped data; 0: none), from their own random stream, so that every other "
+                        "conversation stays as it was")
     p.add_argument("--extra_math_grammar", type=float, default=0.7,
                    help="share of the --extra_math requests drawn from dataset/math_grammar.py")
     p.add_argument("--no_tool_weight", type=int, default=SFT_WEIGHTS["no_tool"],
@@ -150,9 +148,7 @@ def parse_args(argv=None):
         if not 0.0 <= getattr(args, flag) <= 1.0:
             p.error(f"--{flag} {getattr(args, flag)}: a share, from 0 to 1")
     if args.extra_math < 0:
-        p.error(f"--extra_math {args.extra_math}: a number of conversations, at least 0")
-    if args.math_weight < 1:
-        p.error(f"--math_weight {args.math_weight}: a weight, at least 1")
+        p.error(f"--extra_math {args.extra_math}: a share of --n_sft, at least 0")
     if args.no_tool_weight < 0:
         p.error(f"--no_tool_weight {args.no_tool_weight}: a weight, at least 0")
     if args.max_count < 2:
@@ -269,7 +265,6 @@ class Ctx:
     math_grammar: float = 0.0  # share of calculator requests from dataset/math_grammar.py; 0 draws nothing
     unit_grammar: float = 0.0  # share of unit requests in UNIT_SPELLINGS' words (spoken_unit); 0 draws nothing
     lead_ins: float = 0.0  # share of requests after a LEAD_INS sentence; 0 draws nothing
-    math_weight: int = 1  # calculator requests are this many times as common as each other tool's (singles)
 
     def template(self, table, lang):
         """A user template of this split; train prompts of a table with framed templates (SHARED_FRAMES)
@@ -929,9 +924,6 @@ def make_sample(ctx, category, lang):
                          f"{ctx.pool} pool")
     if category == "math":  # only calculator requests (--extra_math)
         sample = make_math_single(ctx, lang)
-    elif category == "single" and ctx.math_weight != 1:  # (1 keeps the shipped data's draws)
-        weights = [ctx.math_weight if name == "calculate_math" else 1 for name in MAKERS[category]]
-        sample = ctx.rng.choices(list(MAKERS[category].values()), weights=weights)[0](ctx, lang)
     else:
         sample = ctx.rng.choice(list(MAKERS[category].values()))(ctx, lang)
     sample.user = vary_prompt(ctx.rng, sample)
@@ -1432,8 +1424,7 @@ def main(argv=None):
     # the request grammar's layers, SFT and RL alike
     layers = dict(word_topics=word, entity_topics=bool(args.entity_topics),
                   no_tool_frames=bool(args.no_tool_frames), typing_noise=args.typing_noise,
-                  math_grammar=args.math_grammar, unit_grammar=args.unit_grammar, lead_ins=args.lead_ins,
-                  math_weight=args.math_weight)
+                  math_grammar=args.math_grammar, unit_grammar=args.unit_grammar, lead_ins=args.lead_ins)
     sft_weights = dict(SFT_WEIGHTS, no_tool=args.no_tool_weight)
     rl_weights = dict(RL_WEIGHTS, no_tool=args.no_tool_weight)
     if wanted & {"sft_agent.jsonl", "sft_agent_val.jsonl"}:  # val first: SFT redraws what val holds
@@ -1444,7 +1435,7 @@ def main(argv=None):
         if args.extra_math:  # more calculator requests on top: the trainer's sampler mixes them in
             extra = dict(layers, math_grammar=args.extra_math_grammar)
             sft += build_split(Ctx(rng("sft_math"), "sft", "train", q, say, max_count=most, **extra),
-                               args.extra_math, {"math": 1}, sft_record, seen)
+                               round(args.extra_math * args.n_sft), {"math": 1}, sft_record, seen)
     if "agent_rl.jsonl" in wanted:
         rl = build_split(Ctx(rng("rl"), "rl", "train", **layers), args.n_rl, rl_weights, rl_record)
     if "agent_rl_pool.jsonl" in wanted:

@@ -2,7 +2,6 @@
 request typed as people do still carries the value the user means and the units they named; a lead-in sentence
 names nothing that could change the right call; neither touches the held-out sets."""
 import json
-from collections import Counter
 import random
 import re
 
@@ -140,30 +139,17 @@ def test_no_tool_weight_sets_the_share_of_no_call_questions(tmp_path):
     assert all(r["gt"] == [] and r["expect_tools"] == [] for r in rl if r["category"] == "no_tool")
 
 
-def test_math_weight_makes_calculator_requests_that_many_times_as_common(tmp_path):
-    out = tmp_path / "w"
-    data.main(["--out_dir", str(out), "--only", "sft_agent.jsonl", "sft_agent_val.jsonl", "--n_sft", "3000",
-               "--n_sft_val", "10", "--math_weight", "3"])
-    rows = [json.loads(line) for line in open(out / "sft_agent.jsonl", encoding="utf-8")]
-    tools = Counter(next(t for t in r["conversations"] if t.get("tool_calls"))["tool_calls"][0]["function"]["name"]
-                    for r in rows if r["category"] == "single")
-    others = [n for name, n in tools.items() if name != "calculate_math"]
-    assert len(others) == 5
-    assert 2.3 < tools["calculate_math"] / (sum(others) / 5) < 3.8, tools  # 3, within sampling noise
-    with pytest.raises(SystemExit):
-        data.parse_args(["--math_weight", "0"])
-
-
 def test_extra_math_adds_calculator_conversations_and_keeps_the_rest(tmp_path):
     def sft(name, *flags):
         data.main(["--out_dir", str(tmp_path / name), "--only", "sft_agent.jsonl", "sft_agent_val.jsonl",
                    "--n_sft", "600", "--n_sft_val", "10", *flags])
         return [json.loads(line) for line in open(tmp_path / name / "sft_agent.jsonl", encoding="utf-8")]
 
-    base, more = sft("base"), sft("more", "--extra_math", "200")
+    base, more = sft("base", "--extra_math", "0"), sft("more", "--extra_math", "0.5")
+    assert len(sft("default")) == 720  # 600 and a fifth more
     assert more[:600] == base  # every other conversation as it was
     added = more[600:]
-    assert len(added) == 200 and all(r["category"] == "single" for r in added)
+    assert len(added) == 300 and all(r["category"] == "single" for r in added)
     calls = [next(t for t in r["conversations"] if t.get("tool_calls"))["tool_calls"][0]["function"]["name"]
              for r in added]
     assert set(calls) == {"calculate_math"}
