@@ -8,8 +8,10 @@ held-out pools are split on them: `draw` keeps a request's numbers in its pool).
     numbers    1 to 9 digits, decimals, negatives, thousands separators, Chinese numerals (cn2an) and English
                number words (num2words) for the smaller ones
     operators  + - − × x * ÷ / ^ ** and their words (加 减去 乘以 除以; plus, minus, times, divided by, ...)
-    shapes     2 to 4 operands, with parentheses; powers (squared, cubed, the n-th power, 平方, 立方, 次方);
-               percent of (15% of 240, 240的百分之十五); half, twice, triple; square roots
+    shapes     2 to 4 operands, with parentheses (around the first two, or both pairs of four); powers
+               (squared, cubed, the n-th power, 平方, 立方, 次方), two powers combined; percent of (15% of
+               240, 240的百分之十五), a percentage added or taken off; half, twice, triple; a fraction of
+               (two thirds of 450, 450的三分之一); square roots
     problems   word problems: a price and a count, a total split among people, the sum or the average of
                listed scores, a discount, the price of one of several
 Word problems are whole requests from MATH_WORD_Q (dataset/agent_phrasings.py), whose phrasings are split like
@@ -56,8 +58,11 @@ def chinese_numeral(rng, x) -> str:
 
 
 def english_words(rng, x) -> str:
-    """2500 -> two thousand five hundred (num2words' comma left out), now and then without "and"."""
+    """2500 -> two thousand five hundred (num2words' comma left out), now and then without "and";
+    -12 -> minus twelve or negative twelve."""
     text = num2words(x).replace(",", "")
+    if text.startswith("minus ") and rng.random() < 0.5:
+        text = "negative " + text[len("minus "):]
     return text.replace(" and ", " ") if rng.random() < 0.5 else text
 
 
@@ -128,9 +133,11 @@ def arithmetic(rng, draw, lang: str) -> MathRequest:
                            f"{values[0]}{ops[0]}{signed(values[1])}", list(values))
     shown = [spell(rng, v, lang, words=0.0) for v in values]
     expr = [str(values[0])] + [signed(v) for v in values[1:]]
-    if n >= 3 and rng.random() < 0.4:  # parentheses around the first two
-        shown[0], shown[1] = "(" + shown[0], shown[1] + ")"
-        expr[0], expr[1] = "(" + expr[0], expr[1] + ")"
+    pairs = [(0, 1), (2, 3)] if n == 4 and rng.random() < 0.5 else [(0, 1)]  # around both pairs of four
+    if n >= 3 and rng.random() < 0.4:  # parentheses around the first two (and the last two)
+        for i, j in pairs:
+            shown[i], shown[j] = "(" + shown[i], shown[j] + ")"
+            expr[i], expr[j] = "(" + expr[i], expr[j] + ")"
     text, expression = shown[0], expr[0]
     for op, s, e in zip(ops, shown[1:], expr[1:]):
         text += operator_text(rng, op, lang, False) + s
@@ -169,6 +176,56 @@ def percent_of(rng, draw, lang: str) -> MathRequest:
     return MathRequest(text, f"{a}*{p}/100", [p, a])
 
 
+def powers_combined(rng, draw, lang: str) -> MathRequest:
+    """Two powers added or subtracted: 3 cubed plus 4 squared, 3的4次方减去2的5次方."""
+    m, k = (rng.choice([2, 3, rng.randint(4, 6)]) for _ in range(2))
+    op = rng.choice("+-")
+    a, b = draw(lambda: tuple(integer(rng, max_digits=2 if e <= 3 else 1) for e in (m, k)))
+    parts = []
+    for x, e in ((a, m), (b, k)):
+        form = rng.choice(POWER_TEXT[lang][e if e <= 3 else "n"] + [f"{{a}}^{e}"])
+        parts.append(form.format(a=spell(rng, x, lang, words=0.2), n=spell(rng, e, lang, words=0.5)))
+    return MathRequest(parts[0] + operator_text(rng, op, lang, rng.random() < 0.7) + parts[1],
+                       f"{a}**{m}{op}{b}**{k}", [a, b])
+
+
+PERCENT_CHANGE = {
+    "zh": {"+": ["{a}加上{pct}", "{a}再加{pct}", "{a}上浮{pct}"],
+           "-": ["{a}减去{pct}", "{a}少{pct}", "{a}下浮{pct}"]},
+    "en": {"+": ["{a} plus {pct}", "{a} with {pct} added", "{a} increased by {pct}"],
+           "-": ["{a} minus {pct}", "{a} less {pct}", "{a} reduced by {pct}"]},
+}
+
+
+def percent_change(rng, draw, lang: str) -> MathRequest:
+    """A percentage added or taken off: 1,280 plus 13% -> 1280*(100+13)/100."""
+    op = rng.choice("+-")
+    p, a = draw(lambda: (rng.choice([3, 5, 6, 8, 10, 13, 15, 20, 25, 30, 40]), integer(rng, max_digits=6)))
+    if lang == "zh":
+        pct = f"百分之{chinese_numeral(rng, p)}" if rng.random() < 0.4 else f"{p}%"
+    else:
+        pct = f"{p} percent" if rng.random() < 0.3 else f"{p}%"
+    text = rng.choice(PERCENT_CHANGE[lang][op]).format(a=spell(rng, a, lang, words=0.1), pct=pct)
+    return MathRequest(text, f"{a}*(100{op}{p})/100", [p, a])
+
+
+FRACTIONS = {(1, 2): ("one half", "二分之一"), (1, 3): ("a third", "三分之一"),
+             (2, 3): ("two thirds", "三分之二"), (1, 4): ("a quarter", "四分之一"),
+             (3, 4): ("three quarters", "四分之三"), (1, 5): ("a fifth", "五分之一"),
+             (2, 5): ("two fifths", "五分之二"), (3, 5): ("three fifths", "五分之三"),
+             (1, 8): ("an eighth", "八分之一"), (3, 8): ("three eighths", "八分之三"), (1, 10): ("a tenth", "十分之一")}
+
+
+def fraction_of(rng, draw, lang: str) -> MathRequest:
+    """A fraction of a number: two thirds of 450, 450的三分之一, 3/4 of 1200 -> 450*2/3."""
+    (n, d), (en, zh) = rng.choice(list(FRACTIONS.items()))
+    (a,) = draw(lambda: (d * integer(rng, max_digits=5),))
+    shown = spell(rng, a, lang, words=0.15)
+    frac = f"{n}/{d}" if rng.random() < 0.3 else (zh if lang == "zh" else en)
+    text = rng.choice([f"{shown}的{frac}", f"{frac}的{shown}"]) if lang == "zh" else f"{frac} of {shown}"
+    return MathRequest(text, f"{a}*{n}/{d}", [a])
+
+
 MULTIPLES = {
     "zh": {("/", 2): ["{a}的一半"], ("*", 2): ["{a}的两倍", "{a}的2倍"], ("*", 3): ["{a}的三倍", "{a}的3倍"]},
     "en": {("/", 2): ["half of {a}", "half {a}"], ("*", 2): ["twice {a}", "double {a}"],
@@ -189,7 +246,8 @@ def square_root(rng, draw, lang: str) -> MathRequest:
     return MathRequest(text, f"sqrt({a})", [a])
 
 
-SHAPES = {arithmetic: 8, power: 2, percent_of: 2, multiple: 1, square_root: 1}
+SHAPES = {arithmetic: 6, power: 2, powers_combined: 1, percent_of: 2, percent_change: 1, multiple: 2,
+          fraction_of: 1, square_root: 1}
 
 
 def expression_request(rng, draw, lang: str) -> MathRequest:

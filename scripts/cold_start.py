@@ -13,7 +13,8 @@ preference (DPO) round. It makes the checkpoint agent RL starts from.
     python scripts/cold_start.py --use_compile 1    # training steps through torch.compile (needs a C++ compiler)
 
 Stages (each prints its own progress bar with an ETA):
-    1. data      scripts/make_agent_data.py --n_sft N     SFT conversations, RL prompts, held-out sets (~1 min)
+    1. data      scripts/make_agent_data.py --n_sft N     SFT conversations (N, and N/5 more calculator
+                                                          requests), RL prompts, held-out sets (~1 min)
                  scripts/make_pretrain_data.py            the pretraining text (~2 min)
     2. pretrain  trainer/train_pretrain.py                out/{prefix}pretrain_{hidden}.pth
     3. sft       trainer/train_full_sft.py --from_weight {prefix}pretrain
@@ -59,7 +60,8 @@ def parse_args(argv=None):
     p.add_argument("--prefix", default="", help="prefix of the output names (a sweep arm: 'sweep_256x8_')")
     p.add_argument("--hidden_size", type=int, default=None, help="model width (default: the CPU preset)")
     p.add_argument("--num_hidden_layers", type=int, default=None, help="blocks (default: the CPU preset)")
-    p.add_argument("--n_sft", type=int, default=40_000, help="distinct SFT conversations")
+    p.add_argument("--n_sft", type=int, default=40_000,
+                   help="distinct SFT conversations of every category (and a fifth more calculator requests)")
     p.add_argument("--quantity_rate", type=float, default=0.0,
                    help="share of SFT currency and unit requests in a quantity frame (make_agent_data.py)")
     p.add_argument("--state_numbers", type=int, default=0, choices=(0, 1, 2, 3),

@@ -5,7 +5,8 @@ Every tool result in the data comes from execute_tool() in trainer/train_agent.p
 the RL trainer runs), and every final answer quotes the ground-truth (GT) strings taken from those results.
 
 Writes (under --out_dir):
-    sft_agent.jsonl       {"conversations": [OpenAI-style messages], "category": ...}
+    sft_agent.jsonl       {"conversations": [OpenAI-style messages], "category": ...}: --n_sft conversations
+                          of every category, then a fifth more calculator requests (--extra_math)
     sft_agent_val.jsonl   same distribution, no conversation shared with sft_agent.jsonl
     agent_rl.jsonl        {"conversations": [system, user, reference answer], "gt", "category",
                            "expect_tools"}: a 2,000-prompt sample of the RL pool's distribution (shipped)
@@ -120,6 +121,12 @@ def parse_args(argv=None):
     p.add_argument("--lead_ins", type=float, default=0.2,
                    help="share of SFT and RL requests after a sentence of the user's situation (LEAD_INS, "
                         "naming no place, unit or number; 0.2: the shipped data). The held-out sets never have one")
+    p.add_argument("--extra_math", type=float, default=0.2,
+                   help="calculator conversations added beyond --n_sft, as a share of it (0.2: 8,000 on top of "
+                        "40,000, the shipped data; 0: none), from their own random stream, so that every other "
+                        "conversation stays as it was")
+    p.add_argument("--extra_math_grammar", type=float, default=0.7,
+                   help="share of the --extra_math requests drawn from dataset/math_grammar.py")
     p.add_argument("--no_tool_weight", type=int, default=SFT_WEIGHTS["no_tool"],
                    help=f"weight of no_tool questions beside the other categories' (SFT_WEIGHTS; "
                         f"{SFT_WEIGHTS['no_tool']}: the shipped data, about one conversation in six), SFT and RL "
@@ -136,9 +143,12 @@ def parse_args(argv=None):
     p.add_argument("--only", nargs="+", choices=FILES, default=None,
                    help="write only these files (the others are not built; the checks see what is)")
     args = p.parse_args(argv)
-    for flag in ("quantity_rate", "typing_noise", "math_grammar", "unit_grammar", "lead_ins"):
+    for flag in ("quantity_rate", "typing_noise", "math_grammar", "unit_grammar", "lead_ins",
+                 "extra_math_grammar"):
         if not 0.0 <= getattr(args, flag) <= 1.0:
             p.error(f"--{flag} {getattr(args, flag)}: a share, from 0 to 1")
+    if args.extra_math < 0:
+        p.error(f"--extra_math {args.extra_math}: a share of --n_sft, at least 0")
     if args.no_tool_weight < 0:
         p.error(f"--no_tool_weight {args.no_tool_weight}: a weight, at least 0")
     if args.max_count < 2:
@@ -912,8 +922,10 @@ def make_sample(ctx, category, lang):
     if ctx.phrasing not in ("sft", "rl") or ctx.pool != "train":
         raise ValueError(f"make_sample draws SFT and RL samples, not {ctx.phrasing} phrasings from the "
                          f"{ctx.pool} pool")
-    makers = list(MAKERS[category].values())
-    sample = ctx.rng.choice(makers)(ctx, lang)
+    if category == "math":  # only calculator requests (--extra_math)
+        sample = make_math_single(ctx, lang)
+    else:
+        sample = ctx.rng.choice(list(MAKERS[category].values()))(ctx, lang)
     sample.user = vary_prompt(ctx.rng, sample)
     return sample
 
@@ -1420,6 +1432,10 @@ def main(argv=None):
                           sft_weights, sft_record, seen)
         sft = build_split(Ctx(rng("sft"), "sft", "train", q, say, max_count=most, **layers), args.n_sft,
                           sft_weights, sft_record, seen)
+        if args.extra_math:  # more calculator requests on top: the trainer's sampler mixes them in
+            extra = dict(layers, math_grammar=args.extra_math_grammar)
+            sft += build_split(Ctx(rng("sft_math"), "sft", "train", q, say, max_count=most, **extra),
+                               round(args.extra_math * args.n_sft), {"math": 1}, sft_record, seen)
     if "agent_rl.jsonl" in wanted:
         rl = build_split(Ctx(rng("rl"), "rl", "train", **layers), args.n_rl, rl_weights, rl_record)
     if "agent_rl_pool.jsonl" in wanted:

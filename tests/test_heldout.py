@@ -3,6 +3,7 @@ import json
 import os
 import math
 import re
+import unicodedata
 
 import pytest
 
@@ -163,9 +164,10 @@ def test_the_shipped_sets_are_what_the_generator_makes(built):
 
 def test_held_out_numbers_never_reach_train_prompts(built):
     def typed_numbers(text):
-        # a minus right after a digit or ")" is an operator, elsewhere a sign: -18 °C is not 18
+        # a minus right after a digit or ")" is an operator, elsewhere a sign: -18 °C is not 18; full-width
+        # digits and points read as ASCII (typing noise): ３２０．５２ is 320.52, not 320 and 52
         pattern = r"(?:(?<![\d)])-)?\d+(?:,\d{3})*(?:\.\d+)?"
-        return {float(x.replace(",", "")) for x in re.findall(pattern, text)}
+        return {float(x.replace(",", "")) for x in re.findall(pattern, unicodedata.normalize("NFKC", text))}
 
     train = set()
     for r in built["sft_agent.jsonl"]:
@@ -439,7 +441,6 @@ def test_typing_noise_changes_the_request_never_what_the_call_needs():
     are the same digits), the words of the call's arguments keep their letters, the held-out sets never
     change, and 0 draws nothing (the shipped data has 0.3)."""
     import random
-    import unicodedata
 
     ctx = data.Ctx(random.Random(5), "sft", "train")
     changed = 0

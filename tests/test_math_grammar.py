@@ -47,11 +47,15 @@ def test_the_forms_people_write_all_occur():
         for _ in range(3000):
             texts[lang].append(grammar.expression_request(rng, keep_any, lang))
     zh, en = " ".join(r.text for r in texts["zh"]), " ".join(r.text for r in texts["en"])
-    for form in ["÷", "×", "−", "^", "**", "%", "百分之", "次方", "平方", "立方", "一半", "倍", "√", "(", "负"]:
+    for form in ["÷", "×", "−", "^", "**", "%", "百分之", "次方", "平方", "立方", "一半", "倍", "√", "(", "负",
+                 "三分之二", "上浮"]:
         assert form in zh, form
     for form in ["divided by", "times", "squared", "cubed", "to the power of", "percent", "half of", "twice",
-                 "square root", "thousand"]:
+                 "square root", "thousand", "two thirds of", "negative", "increased by"]:
         assert form in en, form
+    expressions = [r.expression for lang in texts for r in texts[lang]]
+    assert any(re.fullmatch(r"\(\d+[-+*/]\d+\)[-+*/]\(\d+[-+*/]\d+\)", e) for e in expressions)  # both pairs
+    assert any(re.fullmatch(r"\d+\*\*\d[-+]\d+\*\*\d", e) for e in expressions)  # two powers combined
     digits = {len(str(x)) for r in texts["en"] for x in r.numbers if isinstance(x, int) and x > 0}
     assert set(range(1, 10)) <= digits  # operands of 1 to 9 digits
     operands = {len(r.numbers) for r in texts["en"]}

@@ -137,3 +137,23 @@ def test_no_tool_weight_sets_the_share_of_no_call_questions(tmp_path):
     rl_total = total - data.SFT_WEIGHTS["error"]
     assert sum(r["category"] == "no_tool" for r in rl) == round(200 * 50 / rl_total)
     assert all(r["gt"] == [] and r["expect_tools"] == [] for r in rl if r["category"] == "no_tool")
+
+
+def test_extra_math_adds_calculator_conversations_and_keeps_the_rest(tmp_path):
+    def sft(name, *flags):
+        data.main(["--out_dir", str(tmp_path / name), "--only", "sft_agent.jsonl", "sft_agent_val.jsonl",
+                   "--n_sft", "600", "--n_sft_val", "10", *flags])
+        return [json.loads(line) for line in open(tmp_path / name / "sft_agent.jsonl", encoding="utf-8")]
+
+    base, more = sft("base", "--extra_math", "0"), sft("more", "--extra_math", "0.5")
+    assert len(sft("default")) == 720  # 600 and a fifth more
+    assert more[:600] == base  # every other conversation as it was
+    added = more[600:]
+    assert len(added) == 300 and all(r["category"] == "single" for r in added)
+    calls = [next(t for t in r["conversations"] if t.get("tool_calls"))["tool_calls"][0]["function"]["name"]
+             for r in added]
+    assert set(calls) == {"calculate_math"}
+    keys = {json.dumps(r["conversations"], ensure_ascii=False) for r in more}
+    assert len(keys) == len(more)  # no conversation twice
+    with pytest.raises(SystemExit):
+        data.parse_args(["--extra_math", "-1"])

@@ -90,7 +90,7 @@ def parse_args(argv=None):
     )
     # --- optimisation ---
     parser.add_argument(
-        "--epochs", type=int, default=2, help="passes over the (40,000 distinct) conversations"
+        "--epochs", type=int, default=2, help="passes over the (48,000 distinct) conversations"
     )
     parser.add_argument("--batch_size", type=int, default=16, help="conversations per step, all processes")
     parser.add_argument("--accumulation_steps", type=int, default=1)
