@@ -949,9 +949,20 @@ def sse_chunks(tokenizer, token_stream, stops, thinking, rid, created, name, n_p
             if kind == "tool_call":
                 yield chunk({"tool_calls": [tool_call_json(value, n_calls)]})
                 n_calls += 1
-            else:
-                yield chunk({"reasoning_content" if kind == "reasoning" else "content": value})
+                continue
+            # the streamed text adds up to the non-streamed reply's, which is stripped: whitespace is held
+            # back until text follows it (none before the first text, none after the last, e.g. the "\n"
+            # between two calls), so a client that sends the reply back renders the same prompt either way
+            value = held[kind] + value
+            text = value.rstrip()
+            held[kind] = value[len(text):]
+            if not sent[kind]:
+                text = text.lstrip()
+            if text:
+                sent[kind] = True
+                yield chunk({"reasoning_content" if kind == "reasoning" else "content": text})
 
+    held, sent = {"content": "", "reasoning": ""}, {"content": False, "reasoning": False}
     parser, stop = StreamParser(thinking), StopText(stops)
     ids, emitted_text, n_calls = [], "", 0
     yield chunk({"role": "assistant", "content": ""})
