@@ -1156,6 +1156,87 @@ CHAIN_TOTAL_Q = {
     },
 }
 
+# convert a quantity, then work on the result (--chain_shapes): {then} is one of THEN_OPS' phrases
+CHAIN_CONVERT_Q = {
+    "train": {
+        "zh": [
+            "把{v}{src}换算成{dst},然后{then}",
+            "{v}{src}先换成{dst},再{then}",
+            "先把{v}{src}转成{dst},得数{then}",
+            "{v}{src}等于多少{dst}?算出来以后{then}",
+            "帮我把{v}{src}换成{dst},结果{then}",
+            "{v}{src}折合成{dst},接着{then}",
+            "请先换算{v}{src}为{dst},之后{then}",
+            "算一下{v}{src}是多少{dst},然后把它{then}",
+            "{v}{src}换成{dst}以后再{then},是多少?",
+            "第一步把{v}{src}转换成{dst},第二步{then}",
+        ],
+        "en": [
+            "Convert {v} {src} to {dst}, then {then}.",
+            "Turn {v} {src} into {dst} and {then}.",
+            "First change {v} {src} to {dst}; after that, {then}.",
+            "How many {dst} is {v} {src}? Once you have it, {then}.",
+            "Take {v} {src} in {dst} and {then}.",
+            "Change {v} {src} into {dst}, and then {then}.",
+            "Work out {v} {src} in {dst}, then {then}.",
+            "Please express {v} {src} in {dst} and {then}.",
+            "{v} {src} to {dst}, then {then}?",
+            "Step one: {v} {src} in {dst}. Step two: {then}.",
+        ],
+    },
+    "eval": {"zh": [], "en": []},
+}
+THEN_OPS = {  # (phrase, operator, the number it brings; None: 2)
+    "zh": [("乘以{k}", "*", True), ("再乘{k}", "*", True), ("加上{k}", "+", True), ("再加{k}", "+", True),
+           ("减去{k}", "-", True), ("除以{k}", "/", True), ("平均分成{k}份", "/", True), ("翻一倍", "*", None),
+           ("乘以二", "*", None), ("取一半", "/", None)],
+    "en": [("multiply it by {k}", "*", True), ("times the result by {k}", "*", True),
+           ("add {k} to it", "+", True), ("add {k}", "+", True), ("subtract {k}", "-", True),
+           ("take {k} off", "-", True), ("divide it by {k}", "/", True), ("split it {k} ways", "/", True),
+           ("double it", "*", None), ("halve it", "/", None), ("give me twice that", "*", None)],
+}
+# an amount exchanged, then shared out (--chain_shapes)
+CHAIN_SPLIT_Q = {
+    "train": {
+        "zh": [
+            "{amount}{src}换成{dst},{n}个人平分,每人多少?",
+            "我们{n}个人一共带了{amount}{src},换成{dst}后每人能分到多少?",
+            "把{amount}{src}兑换成{dst}再平均分给{n}个人",
+            "{amount}{src}按汇率换成{dst},分成{n}份每份多少?",
+            "{n}个朋友AA,总共{amount}{src},每人付多少{dst}?",
+            "团费{amount}{src},{n}人均摊,折合每人多少{dst}?",
+            "换算一下:{amount}{src}合多少{dst},再除以{n}个人",
+            "{amount}{src}的账单{n}个人分,每人多少{dst}?",
+            "先把{amount}{src}换成{dst},然后{n}个人均分",
+            "房租{amount}{src},{n}个室友平摊,每人合多少{dst}?",
+        ],
+        "en": [
+            "Split {amount} {src} between {n} people: how much is each share in {dst}?",
+            "We owe {amount} {src} in total and there are {n} of us. What does each pay in {dst}?",
+            "Convert {amount} {src} to {dst} and divide it among {n} people.",
+            "A bill of {amount} {src} shared by {n}: each person's part in {dst}?",
+            "{amount} {src} split {n} ways, in {dst} per person?",
+            "The rent is {amount} {src} for {n} flatmates. How many {dst} each?",
+            "Change {amount} {src} into {dst}, then share it equally among {n}.",
+            "How much {dst} does each of {n} friends get from {amount} {src}?",
+            "Our group of {n} spent {amount} {src}; per head, what is that in {dst}?",
+            "Divide {amount} {src} by {n} people and give each share in {dst}.",
+        ],
+    },
+    "eval": {"zh": [], "en": []},
+}
+CHAIN_CONVERT_A = {
+    "zh": ["{v}{src}约为{first}{dst},接着算得{result}。", "先换算:{v}{src} = {first}{dst};再算得{result}。"],
+    "en": ["{v} {src} is {first} {dst}; with that, the result is {result}.",
+           "{v} {src} = {first} {dst}, and after that step it comes to {result}."],
+}
+CHAIN_SPLIT_A = {
+    "zh": ["按汇率{rate},{amount}{src}由{n}人平分,每人约{total}{dst}。",
+           "每人约{total}{dst}(汇率{rate})。"],
+    "en": ["At a rate of {rate}, each of the {n} shares is about {total} {dst}.",
+           "About {total} {dst} per person (rate {rate})."],
+}
+
 # --- correction: the first call fails with a hint ---
 CORR_WEATHER_Q = {
     "train": {
@@ -2696,6 +2777,8 @@ TEMPLATE_TABLES = {
     "chain_money": CHAIN_MONEY_Q,
     "chain_price": CHAIN_PRICE_Q,
     "chain_total": CHAIN_TOTAL_Q,
+    "chain_convert": CHAIN_CONVERT_Q,
+    "chain_split": CHAIN_SPLIT_Q,
     "corr_weather": CORR_WEATHER_Q,
     "corr_math": CORR_MATH_Q,
     **{f"math_{kind}": table for kind, table in MATH_WORD_Q.items()},

@@ -64,10 +64,12 @@ from dataset.agent_phrasings import (  # noqa: E402  the phrasing tables
     TRANSLATION_ITEMS, WEEKDAY_ZH, HINT_PLACES, OP_SYMBOLS, OP_WORDS, POWER_WORDS, ERROR_CITIES,
     ERROR_CURRENCIES, ERROR_TEXTS, ERROR_TIMEZONES, WEATHER_Q, TIME_Q, TIME_LOCAL_Q, EXCHANGE_Q, UNIT_Q,
     MATH_Q, TRANSLATE_Q, PAR_WEATHER2_Q, PAR_WEATHER_EXCHANGE_Q, PAR_TIME2_Q, PAR_EXCHANGE2_Q,
-    PAR_WEATHER_TIME_Q, CHAIN_FAHRENHEIT_Q, CHAIN_MONEY_Q, CHAIN_PRICE_Q, CHAIN_TOTAL_Q, CORR_WEATHER_Q,
+    PAR_WEATHER_TIME_Q, CHAIN_FAHRENHEIT_Q, CHAIN_MONEY_Q, CHAIN_PRICE_Q, CHAIN_TOTAL_Q, CHAIN_CONVERT_Q, CHAIN_SPLIT_Q, THEN_OPS,
+    CORR_WEATHER_Q,
     CORR_MATH_Q, UNIT_SPELLINGS, NEGATIVE_FORMS, LEAD_INS, OPENERS, CLOSERS, END_MARKS, END_VARIANTS, ZH_PARTICLES, POLITE_ENDINGS, EN_COMMANDS,
     KEEP_CAPITAL, MATH_WORD_Q, WEATHER_A, TIME_A, TIME_LOCAL_A, EXCHANGE_A, UNIT_A, MATH_A, TRANSLATE_A, PARALLEL_A,
-    CHAIN_FAHRENHEIT_A, CHAIN_MONEY_A, CHAIN_PRICE_A, CHAIN_TOTAL_A, CORR_WEATHER_A, CORR_MATH_A,
+    CHAIN_FAHRENHEIT_A, CHAIN_MONEY_A, CHAIN_PRICE_A, CHAIN_TOTAL_A, CHAIN_CONVERT_A, CHAIN_SPLIT_A,
+    CORR_WEATHER_A, CORR_MATH_A,
     ERROR_WEATHER_A, ERROR_EXCHANGE_A, ERROR_TRANSLATE_A, ERROR_TIME_A, THINK_ERROR, THINK_DIRECT, LANGS,
     TOOL_NAMES, TOOL_TOPICS, TEMPLATE_TABLES, NO_TOOL_SPLITS, no_tool_eval_questions, SHARED_FRAMES,
     NO_TOOL_TOPIC_TEMPLATES, NO_TOOL_WORD_SPLITS, NO_TOOL_ENTITY_SPLITS, NO_TOOL_FRAME_SPLITS, NO_TOOL_TOPICS, NO_TOOL_WORD_TOPICS, NO_TOOL_EVAL_TOPICS,
@@ -121,6 +123,11 @@ def parse_args(argv=None):
     p.add_argument("--lead_ins", type=float, default=0.2,
                    help="share of SFT and RL requests after a sentence of the user's situation (LEAD_INS, "
                         "naming no place, unit or number; 0.2: the shipped data). The held-out sets never have one")
+    p.add_argument("--chain_shapes", type=int, default=0, choices=(0, 1),
+                   help="1: SFT and RL chained requests also convert a quantity and then compute on the result, "
+                        "or exchange an amount and then share it out (MORE_CHAINS), with counts in words and "
+                        "decimal quantities now and then (0: the shipped data). The held-out sets are never "
+                        "changed")
     p.add_argument("--extra_math", type=float, default=0.2,
                    help="calculator conversations added beyond --n_sft, as a share of it (0.2: 8,000 on top of "
                         "40,000, the shipped data; 0: none), from their own random stream, so that every other "
@@ -265,6 +272,8 @@ class Ctx:
     math_grammar: float = 0.0  # share of calculator requests from dataset/math_grammar.py; 0 draws nothing
     unit_grammar: float = 0.0  # share of unit requests in UNIT_SPELLINGS' words (spoken_unit); 0 draws nothing
     lead_ins: float = 0.0  # share of requests after a LEAD_INS sentence; 0 draws nothing
+    chain_shapes: bool = False  # chained requests also convert-then-compute and exchange-then-split, with
+    # counts in words and decimal quantities now and then (MORE_CHAINS, count_text); False draws nothing
 
     def template(self, table, lang):
         """A user template of this split; train prompts of a table with framed templates (SHARED_FRAMES)
@@ -762,7 +771,7 @@ def make_chain_price(ctx, lang):
     price, n = ctx.draw(lambda: (ctx.rng.randint(2, 500), ctx.rng.randint(2, ctx.max_count)))
     (src, dst), first = exchange_call(ctx, lang, codes_only_en=True)
     rate = first.result["rate"]
-    user = ctx.template(CHAIN_PRICE_Q, lang).format(price=price, n=n, src=src, dst=dst)
+    user = ctx.template(CHAIN_PRICE_Q, lang).format(price=price, n=count_text(ctx, n, lang), src=src, dst=dst)
     expression, say = times_rate(ctx, lang, user, [price, n], rate, f"{price}*{n}*{rate}",
                                  roles=("price", "count"))
     second = call("calculate_math", {"expression": expression})
@@ -774,21 +783,71 @@ def make_chain_price(ctx, lang):
 def make_chain_total(ctx, lang):
     """calculate_math("12*8") -> 96 -> unit_converter(96, kg, pounds): add up, then convert"""
     src, dst = ctx.rng.choice(LENGTH_WEIGHT_PAIRS)
-    q, n = ctx.draw(lambda: (ctx.rng.randint(2, 500), ctx.rng.randint(2, ctx.max_count)),
-                  banned=UNIT_BANNED)
+    decimal = ctx.chain_shapes and ctx.rng.random() < DECIMAL_RATE
+    q, n = ctx.draw(lambda: (round(ctx.rng.uniform(0.5, 50), 1) if decimal else ctx.rng.randint(2, 500),
+                             ctx.rng.randint(2, ctx.max_count)), banned=UNIT_BANNED)
     s, d = unit_label(ctx, src, lang), unit_label(ctx, dst, lang)
-    user = ctx.template(CHAIN_TOTAL_Q, lang).format(q=q, n=n, src=s, dst=d)
+    user = ctx.template(CHAIN_TOTAL_Q, lang).format(q=q, n=count_text(ctx, n, lang), src=s, dst=d)
     numbers, roles = [str(q), str(n)], None
     if ctx.state_numbers:
         numbers, roles = user_roles(ctx, user, [q, n], ("each", "count"))
     say = state_numbers(lang, numbers, roles=roles) if ctx.state_numbers else ""
     first = call("calculate_math", {"expression": "*".join(numbers)})
     total = first.result["result"]
-    second = call("unit_converter", {"value": int(total), "from_unit": src, "to_unit": dst})
+    second = call("unit_converter", {"value": as_number(total), "from_unit": src, "to_unit": dst})
     answer = ctx.answer(CHAIN_TOTAL_A, lang, q=q, n=n, src=s, dst=d, total=total,
                         result=second.result["result"])
     goal = tr(lang, f"把{n}个{q}{s}加起来换算成{d}", f"convert {n} times {q} {s} to {d}")
     return chain(lang, user, first, second, goal, total, answer, [q, n], say=(say, ""))
+
+
+DECIMAL_RATE = 0.25  # --chain_shapes: share of total requests whose quantity has a decimal (2.5 kg)
+COUNT_WORDS = 0.3  # --chain_shapes: share of counts written in words (three, 五)
+
+
+def count_text(ctx, n, lang) -> str:
+    """A count as the user types it: digits or, with --chain_shapes, now and then in words."""
+    if not ctx.chain_shapes:
+        return str(n)
+    text = spell(ctx.rng, n, lang, words=COUNT_WORDS)
+    return "两" if text == "二" else text  # 两个, not 二个
+
+
+def as_number(text: str):
+    """A calculator result ("36", "37.5") as the number a next call takes."""
+    return float(text) if "." in text else int(text)
+
+
+def make_chain_convert(ctx, lang):
+    """unit_converter(5, miles, km) -> 8.0467 -> calculate_math("8.0467*2"): convert, then compute on it"""
+    src, dst = ctx.rng.choice(UNIT_PAIRS)
+    (v,) = ctx.draw(lambda: (unit_value(ctx.rng, src),), banned=UNIT_BANNED)
+    phrase, op, takes = ctx.rng.choice(THEN_OPS[lang])
+    k = ctx.rng.randint(2, 12) if takes else 2
+    s, d = unit_label(ctx, src, lang), unit_label(ctx, dst, lang)
+    then = phrase.format(k=count_text(ctx, k, lang))
+    user = ctx.template(CHAIN_CONVERT_Q, lang).format(v=v, src=s, dst=d, then=then)
+    first = call("unit_converter", {"value": v, "from_unit": src, "to_unit": dst})
+    converted = first.result["result"]
+    second = call("calculate_math", {"expression": f"{converted}{op}{k}"})
+    answer = ctx.answer(CHAIN_CONVERT_A, lang, v=v, src=s, dst=d, first=converted, result=second.result["result"])
+    goal = tr(lang, f"把{v}{s}换成{d},再{then}", f"convert {v} {s} to {d}, then {then}")
+    return chain(lang, user, first, second, goal, converted, answer, [v])
+
+
+def make_chain_split(ctx, lang):
+    """get_exchange_rate(USD, CNY) -> 7.21 -> calculate_math("1200*7.21/3"): exchange, then share out"""
+    amount, n = ctx.draw(lambda: (money_amount(ctx.rng), ctx.rng.randint(2, 8)))
+    (src, dst), first = exchange_call(ctx, lang, codes_only_en=True)
+    rate = first.result["rate"]
+    user = ctx.template(CHAIN_SPLIT_Q, lang).format(amount=number_text(ctx.rng, amount), src=src, dst=dst,
+                                                    n=count_text(ctx, n, lang))
+    second = call("calculate_math", {"expression": f"{amount}*{rate}/{n}"})
+    answer = ctx.answer(CHAIN_SPLIT_A, lang, amount=amount, src=src, dst=dst, rate=rate, n=n,
+                        total=second.result["result"])
+    goal = tr(lang, f"知道{amount}{src}换成{dst}后{n}人平分各得多少",
+              f"know each of {n} shares of {amount} {src} in {dst}")
+    return chain(lang, user, first, second, goal, rate, answer, [amount, n])
 
 
 # ==========================================================================================================
@@ -915,6 +974,7 @@ MAKERS = {
     "no_tool": {"chat": make_no_tool},
 }
 assert list(MAKERS["single"]) == TOOL_NAMES
+MORE_CHAINS = {"convert": make_chain_convert, "split": make_chain_split}  # --chain_shapes: SFT and RL only
 
 
 def make_sample(ctx, category, lang):
@@ -925,7 +985,9 @@ def make_sample(ctx, category, lang):
     if category == "math":  # only calculator requests (--extra_math)
         sample = make_math_single(ctx, lang)
     else:
-        sample = ctx.rng.choice(list(MAKERS[category].values()))(ctx, lang)
+        makers = dict(MAKERS[category], **MORE_CHAINS) if category == "chained" and ctx.chain_shapes \
+            else MAKERS[category]
+        sample = ctx.rng.choice(list(makers.values()))(ctx, lang)
     sample.user = vary_prompt(ctx.rng, sample)
     return sample
 
@@ -1424,7 +1486,8 @@ def main(argv=None):
     # the request grammar's layers, SFT and RL alike
     layers = dict(word_topics=word, entity_topics=bool(args.entity_topics),
                   no_tool_frames=bool(args.no_tool_frames), typing_noise=args.typing_noise,
-                  math_grammar=args.math_grammar, unit_grammar=args.unit_grammar, lead_ins=args.lead_ins)
+                  math_grammar=args.math_grammar, unit_grammar=args.unit_grammar, lead_ins=args.lead_ins,
+                  chain_shapes=bool(args.chain_shapes))
     sft_weights = dict(SFT_WEIGHTS, no_tool=args.no_tool_weight)
     rl_weights = dict(RL_WEIGHTS, no_tool=args.no_tool_weight)
     if wanted & {"sft_agent.jsonl", "sft_agent_val.jsonl"}:  # val first: SFT redraws what val holds
