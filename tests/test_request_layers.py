@@ -157,3 +157,48 @@ def test_extra_math_adds_calculator_conversations_and_keeps_the_rest(tmp_path):
     assert len(keys) == len(more)  # no conversation twice
     with pytest.raises(SystemExit):
         data.parse_args(["--extra_math", "-1"])
+
+
+EN_COUNTS = dict(enumerate("zero one two three four five six seven eight nine ten eleven twelve".split()))
+
+
+def typed_count(user, n, lang):
+    """Whether the request gives the count n, in digits or in words."""
+    if re.search(rf"(?<![\d.]){n}(?!\d|\.\d)", user):
+        return True
+    if lang == "en":
+        return re.search(rf"\b{EN_COUNTS[n]}\b", user, re.I) is not None
+    return (cn2an.an2cn(n) if n != 2 else "两") in user
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_chain_shapes_compute_on_the_first_result_and_keep_the_users_numbers(lang):
+    """--chain_shapes: convert-then-compute takes the converter's result into the expression, with the user's
+    number; exchange-then-split multiplies the amount by the rate the tool gave and divides by the count."""
+    ctx = data.Ctx(random.Random(3), "sft", "train", chain_shapes=True)
+    words = 0
+    for _ in range(300):
+        s = data.make_chain_convert(ctx, lang)
+        first, second = s.steps[0].calls[0], s.steps[1].calls[0]
+        assert first.name == "unit_converter" and second.name == "calculate_math"
+        assert str(first.args["value"]) in s.user
+        converted, op, k = re.fullmatch(r"(-?[\d.]+)([-+*/])(\d+)", second.args["expression"]).groups()
+        assert float(converted) == first.result["result"] and s.gt == [second.result["result"]]
+        assert "error" not in second.result
+        s = data.make_chain_split(ctx, lang)
+        (rate_call,), (calc,) = s.steps[0].calls, s.steps[1].calls
+        amount, rate, n = re.fullmatch(r"(\d+)\*([\d.]+)/(\d+)", calc.args["expression"]).groups()
+        assert rate_call.name == "get_exchange_rate" and float(rate) == rate_call.result["rate"]
+        assert amount in s.user.replace(",", "") and typed_count(s.user, int(n), lang)
+        words += not re.search(rf"(?<![\d.]){n}(?!\d|\.\d)", s.user)
+    assert 40 < words < 200  # counts in words now and then (COUNT_WORDS)
+
+
+def test_chain_shapes_are_drawn_only_when_asked():
+    def chained(flag):
+        ctx = data.Ctx(random.Random(5), "rl", "train", chain_shapes=flag)
+        return {tuple(c.name for step in s.steps for c in step.calls)
+                for s in (data.make_sample(ctx, "chained", lang) for lang in ("zh", "en") * 150)}
+    assert ("unit_converter", "calculate_math") not in chained(False)
+    assert ("unit_converter", "calculate_math") in chained(True)
+    assert {data.count_text(data.Ctx(random.Random(i), "sft", "train"), 7, "en") for i in range(50)} == {"7"}
