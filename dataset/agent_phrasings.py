@@ -1195,6 +1195,11 @@ THEN_OPS = {  # (phrase, operator, the number it brings; None: 2)
            ("take {k} off", "-", True), ("divide it by {k}", "/", True), ("split it {k} ways", "/", True),
            ("double it", "*", None), ("halve it", "/", None), ("give me twice that", "*", None)],
 }
+# what joins two requests asked in one message (--parallel_shapes): "", the second simply follows
+PARALLEL_JOINS = {
+    "zh": ["另外,", "还有,", "顺便问一下,", "同时,", "", "再问个事,", "以及,"],
+    "en": ["Also, ", "And ", "Plus, ", "One more thing: ", "", "Oh and ", "While you're at it, "],
+}
 # an amount exchanged, then shared out (--chain_shapes)
 CHAIN_SPLIT_Q = {
     "train": {

@@ -65,6 +65,7 @@ from dataset.agent_phrasings import (  # noqa: E402  the phrasing tables
     ERROR_CURRENCIES, ERROR_TEXTS, ERROR_TIMEZONES, WEATHER_Q, TIME_Q, TIME_LOCAL_Q, EXCHANGE_Q, UNIT_Q,
     MATH_Q, TRANSLATE_Q, PAR_WEATHER2_Q, PAR_WEATHER_EXCHANGE_Q, PAR_TIME2_Q, PAR_EXCHANGE2_Q,
     PAR_WEATHER_TIME_Q, CHAIN_FAHRENHEIT_Q, CHAIN_MONEY_Q, CHAIN_PRICE_Q, CHAIN_TOTAL_Q, CHAIN_CONVERT_Q, CHAIN_SPLIT_Q, THEN_OPS,
+    PARALLEL_JOINS,
     CORR_WEATHER_Q,
     CORR_MATH_Q, UNIT_SPELLINGS, NEGATIVE_FORMS, LEAD_INS, OPENERS, CLOSERS, END_MARKS, END_VARIANTS, ZH_PARTICLES, POLITE_ENDINGS, EN_COMMANDS,
     KEEP_CAPITAL, MATH_WORD_Q, WEATHER_A, TIME_A, TIME_LOCAL_A, EXCHANGE_A, UNIT_A, MATH_A, TRANSLATE_A, PARALLEL_A,
@@ -123,6 +124,11 @@ def parse_args(argv=None):
     p.add_argument("--lead_ins", type=float, default=0.2,
                    help="share of SFT and RL requests after a sentence of the user's situation (LEAD_INS, "
                         "naming no place, unit or number; 0.2: the shipped data). The held-out sets never have one")
+    p.add_argument("--parallel_shapes", type=int, default=0, choices=(0, 1),
+                   help="1: half the SFT and RL parallel requests are any two or three single requests in one "
+                        "message, each in its own tool's templates (make_parallel_mixed: a translation and a "
+                        "time, two conversions, three cities; 0: the shipped data, five fixed pairs). The "
+                        "held-out sets are never changed")
     p.add_argument("--chain_shapes", type=int, default=0, choices=(0, 1),
                    help="1: SFT and RL chained requests also convert a quantity and then compute on the result, "
                         "or exchange an amount and then share it out (MORE_CHAINS), with counts in words and "
@@ -272,6 +278,8 @@ class Ctx:
     math_grammar: float = 0.0  # share of calculator requests from dataset/math_grammar.py; 0 draws nothing
     unit_grammar: float = 0.0  # share of unit requests in UNIT_SPELLINGS' words (spoken_unit); 0 draws nothing
     lead_ins: float = 0.0  # share of requests after a LEAD_INS sentence; 0 draws nothing
+    parallel_shapes: bool = False  # half the parallel requests are any two or three single requests in one
+    # message (make_parallel_mixed); False draws nothing
     chain_shapes: bool = False  # chained requests also convert-then-compute and exchange-then-split, with
     # counts in words and decimal quantities now and then (MORE_CHAINS, count_text); False draws nothing
 
@@ -643,6 +651,32 @@ def parallel_sample(ctx, lang, table, fill, labelled_calls, goal):
     return one_turn("parallel", lang, user, calls, goal, ctx.answer(PARALLEL_A, lang, f1=f1, f2=f2))
 
 
+THREE_REQUESTS = 0.25  # --parallel_shapes: share of mixed parallel requests that ask three things
+
+
+def make_parallel_mixed(ctx, lang):
+    """Any two (or three) single requests in one message, each from its own maker and template, joined as
+    people join them ("..., also ..."); one turn calls them all, the answer gives every result."""
+    parts = []
+    while len(parts) < (3 if ctx.rng.random() < THREE_REQUESTS else 2):
+        part = ctx.rng.choice(list(MAKERS["single"].values()))(ctx, lang)
+        if len(part.steps) == 1 and len(part.steps[0].calls) == 1 and part.user not in [p.user for p in parts]:
+            parts.append(part)
+    user = parts[0].user
+    for part in parts[1:]:
+        body, end = split_end(user)
+        join = ctx.rng.choice(PARALLEL_JOINS[lang])
+        if lang == "zh":
+            user = body + (end or "。") + join + part.user
+        else:
+            user = body + (end or ".") + " " + (join + lower_first(part.user) if join else upper_first(part.user))
+    calls = [p.steps[0].calls[0] for p in parts]
+    answer = tr(lang, "", " ").join(p.answer if split_end(p.answer)[1] else p.answer + tr(lang, "。", ".")
+                                   for p in parts)
+    goal = tr(lang, f"一次问了{len(parts)}件事", f"get {len(parts)} things answered at once")
+    return one_turn("parallel", lang, user, calls, goal, answer, [v for p in parts for v in p.values])
+
+
 def make_parallel_weather2(ctx, lang):
     a, b = ctx.combo(lambda: ctx.rng.sample(WEATHER_CITIES, 2))
     (la, ca), (lb, cb) = weather_call(ctx, lang, a), weather_call(ctx, lang, b)
@@ -987,6 +1021,8 @@ def make_sample(ctx, category, lang):
     else:
         makers = dict(MAKERS[category], **MORE_CHAINS) if category == "chained" and ctx.chain_shapes \
             else MAKERS[category]
+        if category == "parallel" and ctx.parallel_shapes and ctx.rng.random() < 0.5:
+            makers = {"mixed": make_parallel_mixed}
         sample = ctx.rng.choice(list(makers.values()))(ctx, lang)
     sample.user = vary_prompt(ctx.rng, sample)
     return sample
@@ -1487,7 +1523,7 @@ def main(argv=None):
     layers = dict(word_topics=word, entity_topics=bool(args.entity_topics),
                   no_tool_frames=bool(args.no_tool_frames), typing_noise=args.typing_noise,
                   math_grammar=args.math_grammar, unit_grammar=args.unit_grammar, lead_ins=args.lead_ins,
-                  chain_shapes=bool(args.chain_shapes))
+                  chain_shapes=bool(args.chain_shapes), parallel_shapes=bool(args.parallel_shapes))
     sft_weights = dict(SFT_WEIGHTS, no_tool=args.no_tool_weight)
     rl_weights = dict(RL_WEIGHTS, no_tool=args.no_tool_weight)
     if wanted & {"sft_agent.jsonl", "sft_agent_val.jsonl"}:  # val first: SFT redraws what val holds

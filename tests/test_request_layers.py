@@ -202,3 +202,25 @@ def test_chain_shapes_are_drawn_only_when_asked():
     assert ("unit_converter", "calculate_math") not in chained(False)
     assert ("unit_converter", "calculate_math") in chained(True)
     assert {data.count_text(data.Ctx(random.Random(i), "sft", "train"), 7, "en") for i in range(50)} == {"7"}
+
+
+def test_mixed_parallel_requests_ask_every_part_and_are_drawn_only_when_asked():
+    """--parallel_shapes: two or three single requests in one message; one turn makes every part's call, and
+    the answer carries every part's values."""
+    ctx = data.Ctx(random.Random(2), "sft", "train", parallel_shapes=True)
+    tools, sizes = set(), set()
+    for i in range(400):
+        s = data.make_parallel_mixed(ctx, ("zh", "en")[i % 2])
+        (step,) = s.steps
+        sizes.add(len(step.calls))
+        tools.update(c.name for c in step.calls)
+        assert s.expect_tools == [c.name for c in step.calls]
+        assert s.gt == [g for c in step.calls for g in data.gt_of(c)] and all(g in s.answer for g in s.gt)
+        for c in step.calls:  # what the model copies from the request is in it
+            copied = c.args.get("text") or c.args.get("location")
+            assert copied is None or copied in s.user or c.name == "get_current_weather"
+    assert sizes == {2, 3} and tools == set(data.TOOL_NAMES)
+    plain = data.Ctx(random.Random(2), "sft", "train")
+    pairs = {tuple(sorted(c.name for c in data.make_sample(plain, "parallel", "en").steps[0].calls))
+             for _ in range(200)}
+    assert ("calculate_math", "translate_text") not in pairs and len(pairs) <= 5  # the five fixed pairs
