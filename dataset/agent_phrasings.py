@@ -2720,6 +2720,18 @@ MATH_WORD_Q = {
     },
 }
 
+# --- the request grammar's currency words (make_agent_data.py --currency_grammar) ----------------------------
+# SFT and RL only; the held-out sets keep CURRENCY_NAMES. code -> (Chinese words, English words): what people
+# call each currency beside its name and code (never a bare "pounds", which is a weight here)
+CURRENCY_SPELLINGS = {
+    "USD": (["美金", "USD", "usd", "美刀"], ["dollars", "US dollars", "bucks", "usd", "American dollars"]),
+    "CNY": (["RMB", "rmb", "CNY", "元"], ["yuan", "RMB", "rmb", "renminbi", "Chinese RMB", "cny"]),
+    "EUR": (["EUR", "eur"], ["euros", "eur", "Euros", "EUR"]),
+    "GBP": (["GBP", "gbp"], ["pounds sterling", "quid", "sterling", "gbp", "British pounds"]),
+    "JPY": (["日币", "JPY", "jpy"], ["yen", "Japanese yen", "jpy", "JPY"]),
+    "AUD": (["澳币", "澳大利亚元", "AUD"], ["Aussie dollars", "aud", "Australian dollars", "AUD"]),
+}
+
 # --- the request grammar's unit words and lead-ins (make_agent_data.py --unit_grammar, --lead_ins) ---------
 # SFT and RL only; the held-out sets keep UNIT_NAMES and carry no lead-in.
 # canonical unit -> (Chinese words, English words): every spelling, abbreviation and symbol people type

@@ -67,7 +67,7 @@ from dataset.agent_phrasings import (  # noqa: E402  the phrasing tables
     PAR_WEATHER_TIME_Q, CHAIN_FAHRENHEIT_Q, CHAIN_MONEY_Q, CHAIN_PRICE_Q, CHAIN_TOTAL_Q, CHAIN_CONVERT_Q, CHAIN_SPLIT_Q, THEN_OPS,
     PARALLEL_JOINS,
     CORR_WEATHER_Q,
-    CORR_MATH_Q, UNIT_SPELLINGS, NEGATIVE_FORMS, LEAD_INS, OPENERS, CLOSERS, END_MARKS, END_VARIANTS, ZH_PARTICLES, POLITE_ENDINGS, EN_COMMANDS,
+    CORR_MATH_Q, UNIT_SPELLINGS, CURRENCY_SPELLINGS, NEGATIVE_FORMS, LEAD_INS, OPENERS, CLOSERS, END_MARKS, END_VARIANTS, ZH_PARTICLES, POLITE_ENDINGS, EN_COMMANDS,
     KEEP_CAPITAL, MATH_WORD_Q, WEATHER_A, TIME_A, TIME_LOCAL_A, EXCHANGE_A, UNIT_A, MATH_A, TRANSLATE_A, PARALLEL_A,
     CHAIN_FAHRENHEIT_A, CHAIN_MONEY_A, CHAIN_PRICE_A, CHAIN_TOTAL_A, CHAIN_CONVERT_A, CHAIN_SPLIT_A,
     CORR_WEATHER_A, CORR_MATH_A,
@@ -124,6 +124,10 @@ def parse_args(argv=None):
     p.add_argument("--lead_ins", type=float, default=0.2,
                    help="share of SFT and RL requests after a sentence of the user's situation (LEAD_INS, "
                         "naming no place, unit or number; 0.2: the shipped data). The held-out sets never have one")
+    p.add_argument("--currency_grammar", type=float, default=0.0,
+                   help="share of SFT and RL currency names typed as people call them (CURRENCY_SPELLINGS: RMB, "
+                        "yuan, bucks, quid, yen, 美金, 日币; 0: the shipped data). The held-out sets are never "
+                        "changed")
     p.add_argument("--parallel_shapes", type=int, default=0, choices=(0, 1),
                    help="1: half the SFT and RL parallel requests are any two or three single requests in one "
                         "message, each in its own tool's templates (make_parallel_mixed: a translation and a "
@@ -157,7 +161,7 @@ def parse_args(argv=None):
                    help="write only these files (the others are not built; the checks see what is)")
     args = p.parse_args(argv)
     for flag in ("quantity_rate", "typing_noise", "math_grammar", "unit_grammar", "lead_ins",
-                 "extra_math_grammar"):
+                 "extra_math_grammar", "currency_grammar"):
         if not 0.0 <= getattr(args, flag) <= 1.0:
             p.error(f"--{flag} {getattr(args, flag)}: a share, from 0 to 1")
     if args.extra_math < 0:
@@ -278,6 +282,7 @@ class Ctx:
     math_grammar: float = 0.0  # share of calculator requests from dataset/math_grammar.py; 0 draws nothing
     unit_grammar: float = 0.0  # share of unit requests in UNIT_SPELLINGS' words (spoken_unit); 0 draws nothing
     lead_ins: float = 0.0  # share of requests after a LEAD_INS sentence; 0 draws nothing
+    currency_grammar: float = 0.0  # share of currency names from CURRENCY_SPELLINGS; 0 draws nothing
     parallel_shapes: bool = False  # half the parallel requests are any two or three single requests in one
     # message (make_parallel_mixed); False draws nothing
     chain_shapes: bool = False  # chained requests also convert-then-compute and exchange-then-split, with
@@ -363,6 +368,8 @@ def place_label(ctx, timezone, lang):
 
 
 def currency_label(ctx, code, lang, codes_only_en=False):
+    if ctx.currency_grammar and code in CURRENCY_SPELLINGS and ctx.rng.random() < ctx.currency_grammar:
+        return ctx.rng.choice(CURRENCY_SPELLINGS[code][0 if lang == "zh" else 1])  # RMB, bucks, quid, 美金
     zh, en = CURRENCY_NAMES.get(code) or ERROR_CURRENCIES[code]
     if lang == "zh":
         return code if ctx.rng.random() < 0.15 else zh
@@ -1523,7 +1530,8 @@ def main(argv=None):
     layers = dict(word_topics=word, entity_topics=bool(args.entity_topics),
                   no_tool_frames=bool(args.no_tool_frames), typing_noise=args.typing_noise,
                   math_grammar=args.math_grammar, unit_grammar=args.unit_grammar, lead_ins=args.lead_ins,
-                  chain_shapes=bool(args.chain_shapes), parallel_shapes=bool(args.parallel_shapes))
+                  chain_shapes=bool(args.chain_shapes), parallel_shapes=bool(args.parallel_shapes),
+                  currency_grammar=args.currency_grammar)
     sft_weights = dict(SFT_WEIGHTS, no_tool=args.no_tool_weight)
     rl_weights = dict(RL_WEIGHTS, no_tool=args.no_tool_weight)
     if wanted & {"sft_agent.jsonl", "sft_agent_val.jsonl"}:  # val first: SFT redraws what val holds

@@ -224,3 +224,25 @@ def test_mixed_parallel_requests_ask_every_part_and_are_drawn_only_when_asked():
     pairs = {tuple(sorted(c.name for c in data.make_sample(plain, "parallel", "en").steps[0].calls))
              for _ in range(200)}
     assert ("calculate_math", "translate_text") not in pairs and len(pairs) <= 5  # the five fixed pairs
+
+
+def test_currency_words_name_one_currency_each_and_reach_the_requests_only_when_asked():
+    from dataset.agent_phrasings import CURRENCY_SPELLINGS
+
+    owners = {}
+    for code, (zh, en) in CURRENCY_SPELLINGS.items():
+        for word in zh + en:
+            owners.setdefault(word.lower(), set()).add(code)
+    assert all(len(codes) == 1 for codes in owners.values())  # "rmb" is always CNY
+    units = {w.lower() for zh, en in UNIT_NAMES.values() for w in zh + en}
+    assert not units & set(owners)  # never a bare "pounds"
+    ctx = data.Ctx(random.Random(6), "sft", "train", currency_grammar=1.0)
+    for i in range(200):
+        s = data.make_exchange_single(ctx, ("zh", "en")[i % 2])
+        (call,) = s.steps[0].calls
+        for code in (call.args["from_currency"], call.args["to_currency"]):
+            words = CURRENCY_SPELLINGS[code][0] + CURRENCY_SPELLINGS[code][1]
+            assert any(w in s.user for w in words), (code, s.user)
+    plain = data.Ctx(random.Random(6), "sft", "train")
+    users = [data.make_exchange_single(plain, "en").user for _ in range(200)]
+    assert not [u for u in users if re.search(r"\b(rmb|bucks|quid|renminbi)\b", u, re.I)]
