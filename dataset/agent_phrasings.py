@@ -2720,7 +2720,7 @@ MATH_WORD_Q = {
     },
 }
 
-# --- the request grammar's currency words (make_agent_data.py --currency_grammar) ----------------------------
+# --- the request grammar's currency words (make_agent_data.py --currency_grammar) ---------------------------
 # SFT and RL only; the held-out sets keep CURRENCY_NAMES. code -> (Chinese words, English words): what people
 # call each currency beside its name and code (never a bare "pounds", which is a weight here)
 CURRENCY_SPELLINGS = {
