@@ -289,13 +289,16 @@ def main(argv=None):
         with open(state_path + ".tmp", "w", encoding="utf-8") as f:
             json.dump(state, f, indent=1)
         os.replace(state_path + ".tmp", state_path)
-        if not finished:  # a signal: the stage saved a resume checkpoint
+        if not finished:  # a signal: the stage saved a resume checkpoint; a non-zero status stops `&& next`
+            from trainer.trainer_utils import exit_status
+
             print(f"\nstopped during {stage}: python scripts/cold_start.py --from_resume 1 goes on from there")
-            return
+            return exit_status(False)
     total = sum(state["seconds"].values())
     print(f"\ncold start done in {total / 60:.1f} min of stage time ({(time.time() - t_all) / 60:.1f} min this run): "
           + ", ".join(f"{s} {t / 60:.1f} min" for s, t in state["seconds"].items()))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -2,6 +2,7 @@
 import json
 import re
 import shutil
+import signal
 
 import pytest
 import torch
@@ -125,23 +126,36 @@ def test_a_resumed_pretraining_run_equals_an_uninterrupted_one(tmp_path, docs, m
 
 
 def test_cold_start_marks_a_stage_done_only_when_it_finished(tmp_path, monkeypatch):
+    """A signal in the middle of a stage: the stage is not marked done, the command exits with 128 + the
+    signal's number (so `cold_start.py && train_agent.py` stops there), and --from_resume 1 goes on."""
     from scripts import cold_start
+    from trainer import trainer_utils
     calls = []
 
     def runner(name, finished):
         def run(args, resume):
             calls.append((name, resume))
+            if not finished[name]:  # what a trainer does: its handler records the signal, the loop stops
+                trainer_utils.on_stop_signal(lambda signum: None)
+                signal.raise_signal(signal.SIGTERM)
             return finished[name]
         return run
 
+    monkeypatch.setattr(trainer_utils, "_STOP", {"signum": None})
+    keep = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}  # pytest's, restored below
     finished = {"data": True, "pretrain": False, "sft": True, "rft": True}  # a signal stops pretraining
     monkeypatch.setattr(cold_start, "RUNNERS", {s: runner(s, finished) for s in cold_start.STAGES})
-    cold_start.main(["--save_dir", str(tmp_path), "--rft_round", "1"])
+    try:
+        status = cold_start.main(["--save_dir", str(tmp_path), "--rft_round", "1"])
+    finally:
+        for s, h in keep.items():
+            signal.signal(s, h)
+    assert status == 128 + signal.SIGTERM
     state = json.load(open(tmp_path / "cold_start.json", encoding="utf-8"))
     assert state["done"] == ["data"] and [c[0] for c in calls] == ["data", "pretrain"]  # sft never started
     finished["pretrain"] = True
     calls.clear()
-    cold_start.main(["--save_dir", str(tmp_path), "--from_resume", "1", "--rft_round", "1"])
+    assert cold_start.main(["--save_dir", str(tmp_path), "--from_resume", "1", "--rft_round", "1"]) == 0
     state = json.load(open(tmp_path / "cold_start.json", encoding="utf-8"))
     assert state["done"] == ["data", "pretrain", "sft", "rft"]
     assert [c[0] for c in calls] == ["pretrain", "sft", "rft"]

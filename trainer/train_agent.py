@@ -57,7 +57,7 @@ from trainer.train_batch import build_train_batch
 from trainer.train_state import TrainState, save_checkpoints
 from trainer.trainer_utils import (
     WeightAverage, all_ranks_any, all_ranks_sum, autocast, average_record, barrier, close_distributed,
-    cosine_lr, every, grad_sync, init_distributed, init_model, load_resume, lock_output,
+    cosine_lr, every, exit_status, grad_sync, init_distributed, init_model, load_resume, lock_output,
     loss_share, on_stop_signal, resume_path, set_rank_seed, set_seed, wrap_ddp,
 )
 
@@ -862,4 +862,5 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    final = main()
+    sys.exit(exit_status(final.step >= final.total_steps))  # a time budget's stop is a finish, a signal's is not

@@ -52,8 +52,8 @@ from model.model_minimind import count_parameters, save_minimind, weight_path
 from trainer.fast_engine import compute_per_token_logps
 from trainer.train_agent import Trajectory, build_train_batch
 from trainer.trainer_utils import (
-    add_model_args, add_runtime_args, autocast, cosine_lr, every, init_model, load_resume, lock_output,
-    on_stop_signal, open_log, resolve_runtime, resume_path, save_resume, set_rng_state, set_seed,
+    add_model_args, add_runtime_args, autocast, cosine_lr, every, exit_status, init_model, load_resume,
+    lock_output, on_stop_signal, open_log, resolve_runtime, resume_path, save_resume, set_rng_state, set_seed,
 )
 
 
@@ -421,4 +421,4 @@ def train(args) -> bool:
 
 
 if __name__ == "__main__":
-    train(parse_args())
+    sys.exit(exit_status(train(parse_args())))

@@ -41,8 +41,8 @@ from dataset.lm_dataset import LengthGroupedSampler, SFTDataset, decision_weight
 from model.model_minimind import count_parameters, save_minimind, weight_path
 from trainer.trainer_utils import (
     add_model_args, add_runtime_args, add_upstream_args, all_ranks_any, all_ranks_sum, autocast, barrier,
-    close_distributed, compile_for_training, cosine_lr, every, grad_sync, init_distributed, init_model,
-    load_resume, lock_output, on_stop_signal, open_log, resolve_runtime, resume_path, save_resume,
+    close_distributed, compile_for_training, cosine_lr, every, exit_status, grad_sync, init_distributed,
+    init_model, load_resume, lock_output, on_stop_signal, open_log, resolve_runtime, resume_path, save_resume,
     set_rank_seed, set_rng_state, set_seed, split_batch, WeightEMA, wrap_ddp,
 )
 
@@ -433,4 +433,4 @@ def train(args):
 
 
 if __name__ == "__main__":
-    train(parse_args())
+    sys.exit(exit_status(train(parse_args())))

@@ -31,8 +31,8 @@ from dataset.lm_dataset import PretrainDataset
 from model.model_minimind import count_parameters, save_minimind, weight_path
 from trainer.trainer_utils import (
     add_model_args, add_runtime_args, add_upstream_args, autocast, compile_for_training, cosine_lr, every,
-    init_model, load_resume, lock_output, on_stop_signal, open_log, resolve_runtime, resume_path, save_resume,
-    set_rng_state, set_seed,
+    exit_status, init_model, load_resume, lock_output, on_stop_signal, open_log, resolve_runtime, resume_path,
+    save_resume, set_rng_state, set_seed,
 )
 
 
@@ -181,4 +181,4 @@ def train(args):
 
 
 if __name__ == "__main__":
-    train(parse_args())
+    sys.exit(exit_status(train(parse_args())))

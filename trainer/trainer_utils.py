@@ -391,15 +391,25 @@ def init_model(args, from_weight: str, save_dir: str, device: str = "cpu", **con
     return model.to(device), tokenizer
 
 
+_STOP = {"signum": None}  # the signal that asked this process to stop, if one did
+
+
 def on_stop_signal(callback):
     """SIGINT and SIGTERM call callback(signum) instead of killing the process: the trainer finishes its
-    current step, writes a resume checkpoint and exits."""
+    current step, writes a resume checkpoint and exits (with exit_status's code)."""
     def handler(signum, frame):
+        _STOP["signum"] = signum
         callback(signum)
         print(f"\nsignal {signum}: saving a resume checkpoint after this step")
 
     signal.signal(signal.SIGINT, handler)
     signal.signal(signal.SIGTERM, handler)
+
+
+def exit_status(finished: bool) -> int:
+    """0, unless a signal stopped the run before it finished: then 128 + the signal's number, the status a shell
+    gives a process that signal killed. So `train ... && next ...` never goes on from an unfinished run."""
+    return 0 if finished or _STOP["signum"] is None else 128 + _STOP["signum"]
 
 
 # --- resume checkpoints -------------------------------------------------------------------------------------
