@@ -863,4 +863,5 @@ def main(argv=None):
 
 if __name__ == "__main__":
     final = main()
-    sys.exit(exit_status(final.step >= final.total_steps))  # a time budget's stop is a finish, a signal's is not
+    # a stop at the time budget is a finish; one by a signal is not
+    sys.exit(exit_status(final.step >= final.total_steps))

@@ -407,8 +407,8 @@ def on_stop_signal(callback):
 
 
 def exit_status(finished: bool) -> int:
-    """0, unless a signal stopped the run before it finished: then 128 + the signal's number, the status a shell
-    gives a process that signal killed. So `train ... && next ...` never goes on from an unfinished run."""
+    """0, unless a signal stopped the run before it finished: then 128 + the signal's number, the status a
+    shell gives a process that signal killed, so `train ... && next ...` stops at an unfinished run."""
     return 0 if finished or _STOP["signum"] is None else 128 + _STOP["signum"]
 
 
