@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from model.model_minimind import MiniMindConfig, MiniMindForCausalLM, save_minimind
-from scripts import bench_agent_rl
+from scripts import bench_agent_rl, bench_dtype
 from trainer import trainer_utils
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -83,3 +83,22 @@ def test_the_trl_peer_says_what_it_needs_without_trl():
     out = subprocess.run([sys.executable, "scripts/bench_trl_grpo.py", "--help"], capture_output=True,
                          text=True, cwd=ROOT)
     assert out.returncode != 0 and "requirements-peer.txt" in out.stderr
+
+
+def test_dtype_benchmark_measures_both_dtypes_on_every_kind(tmp_path):
+    torch.manual_seed(0)
+    model = MiniMindForCausalLM(MiniMindConfig(hidden_size=64, num_hidden_layers=2))
+    save_minimind(model, str(tmp_path / "full_sft_64.pth"), dtype=torch.float32)
+    data = tmp_path / "rl.jsonl"
+    with open(os.path.join(ROOT, "dataset", "agent_rl.jsonl"), encoding="utf-8") as f:
+        data.write_text("".join(next(f) for _ in range(16)), encoding="utf-8")
+    out = tmp_path / "dtype.json"
+    bench_dtype.main(["--quick", "--rounds", "1", "--save_dir", str(tmp_path), "--hidden_size", "64",
+                      "--num_hidden_layers", "2", "--data_path", str(data), "--out", str(out)])
+    res = json.loads(out.read_text(encoding="utf-8"))
+    assert res["machine"]["default_dtype"] in ("bfloat16", "float32")
+    assert set(res["kinds"]) == {"pretrain", "sft", "rollout"}
+    for kind in res["kinds"].values():
+        assert all(len(kind["rounds"][d]) == 1 and kind["rounds"][d][0] > 0 for d in ("bfloat16", "float32"))
+        bf16, fp32 = kind["rounds"]["bfloat16"][0], kind["rounds"]["float32"][0]
+        assert kind["bf16_over_fp32"][0] == pytest.approx(bf16 / fp32)

@@ -171,22 +171,24 @@ def resolve_device(device: str) -> str:
 
 
 def default_dtype(device: str) -> str:
-    """bf16 autocast wherever the hardware runs it fast, else fp32. A CPU with AMX or AVX-512 BF16 runs bf16
-    matmuls several times faster than fp32. Without bf16 instructions oneDNN emulates them: on AVX-512 alone
-    an SFT step ran 3.3x slower in bf16 than in fp32 (1,882 against 6,175 tokens/s, Intel Xeon, 2 cores), and
-    on AVX2 alone a bf16 matmul ran at 0.9 GFLOP/s against 125 for fp32."""
+    """bf16 autocast wherever the hardware runs this model faster in it, else fp32. AMX runs bf16 matmuls
+    several times faster than fp32. Without bf16 instructions oneDNN emulates them: on AVX-512 alone an SFT
+    step ran 3.3x slower in bf16 than in fp32 (1,882 against 6,175 tokens/s, Intel Xeon, 2 cores), and on AVX2
+    alone a bf16 matmul ran at 0.9 GFLOP/s against 125 for fp32. An Intel Xeon with AVX-512 BF16 and no AMX
+    was slower in bf16 too, side by side (scripts/bench_dtype.py): pretraining 0.79x, SFT 0.59x, rollouts
+    0.87x fp32's tokens/s."""
     if device.startswith("cuda"):
         return "bfloat16" if torch.cuda.is_bf16_supported() else "float16"
     return "bfloat16" if cpu_has_fast_bf16() else "float32"
 
 
 def cpu_has_fast_bf16() -> bool:
-    """Whether the CPU has bf16 instructions: x86 with AVX-512 BF16 or AMX, Arm with BF16 (where oneDNN's
-    bf16 kernels are native, not emulated)."""
+    """Whether bf16 beats fp32 on this CPU: x86 with AMX, or with AVX-512 BF16 unless it is Intel's (measured
+    slower there; AMD's is not measured side by side), Arm with BF16."""
     x86 = getattr(torch.cpu, "_is_avx512_bf16_supported", None)
     if x86 is not None and getattr(torch.cpu, "_is_avx2_supported", lambda: False)():
         amx = getattr(torch.cpu, "_is_amx_tile_supported", lambda: False)
-        return bool(x86() or amx())
+        return bool(amx() or (x86() and cpu_vendor() != "GenuineIntel"))
     check = getattr(torch.ops.mkldnn, "_is_mkldnn_bf16_supported", None)
     if not torch.backends.mkldnn.is_available() or check is None:
         return False
@@ -194,6 +196,18 @@ def cpu_has_fast_bf16() -> bool:
         return bool(check())
     except RuntimeError:
         return False
+
+
+def cpu_vendor() -> str:
+    """The x86 vendor string from /proc/cpuinfo ('GenuineIntel', 'AuthenticAMD'); '' where there is none."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("vendor_id"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return ""
 
 
 def autocast(device: str, dtype: str):
