@@ -12,13 +12,19 @@ from trainer import trainer_utils
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def test_quick_benchmark_writes_all_fields(tmp_path, monkeypatch):
+def tiny_model_and_prompts(tmp_path):
+    """A random 64-wide model as out/full_sft_64.pth in tmp_path, and 16 RL prompts; returns the prompts' path."""
     torch.manual_seed(0)
     model = MiniMindForCausalLM(MiniMindConfig(hidden_size=64, num_hidden_layers=2))
     save_minimind(model, str(tmp_path / "full_sft_64.pth"), dtype=torch.float32)
     data = tmp_path / "rl.jsonl"
     with open(os.path.join(ROOT, "dataset", "agent_rl.jsonl"), encoding="utf-8") as f:
         data.write_text("".join(next(f) for _ in range(16)), encoding="utf-8")
+    return data
+
+
+def test_quick_benchmark_writes_all_fields(tmp_path, monkeypatch):
+    data = tiny_model_and_prompts(tmp_path)
     out = tmp_path / "bench.json"
     # no C++ compiler: the compiled SFT step is skipped with the reason, the rest runs
     monkeypatch.delenv("CXX", raising=False)
@@ -86,12 +92,7 @@ def test_the_trl_peer_says_what_it_needs_without_trl():
 
 
 def test_dtype_benchmark_measures_both_dtypes_on_every_kind(tmp_path):
-    torch.manual_seed(0)
-    model = MiniMindForCausalLM(MiniMindConfig(hidden_size=64, num_hidden_layers=2))
-    save_minimind(model, str(tmp_path / "full_sft_64.pth"), dtype=torch.float32)
-    data = tmp_path / "rl.jsonl"
-    with open(os.path.join(ROOT, "dataset", "agent_rl.jsonl"), encoding="utf-8") as f:
-        data.write_text("".join(next(f) for _ in range(16)), encoding="utf-8")
+    data = tiny_model_and_prompts(tmp_path)
     out = tmp_path / "dtype.json"
     bench_dtype.main(["--quick", "--rounds", "1", "--save_dir", str(tmp_path), "--hidden_size", "64",
                       "--num_hidden_layers", "2", "--data_path", str(data), "--out", str(out)])
