@@ -35,7 +35,7 @@ from scripts.bench_agent_rl import (
 )
 from trainer import train_agent
 from trainer.train_agent import MOCK_RESULTS
-from trainer.trainer_utils import autocast, cpu_has_fast_bf16, default_dtype, init_model
+from trainer.trainer_utils import autocast, cpu_vendor, default_dtype, init_model
 
 DTYPES = ("bfloat16", "float32")
 
@@ -135,11 +135,11 @@ def main(argv=None):
                 for kind, rate in got.items():
                     rates[kind][dtype].append(rate)
             print(f"round {r}: {dtype:8s} " + " | ".join(f"{k} {v:8.0f} tok/s" for k, v in got.items()), flush=True)
-    res = {"machine": {"bf16_instructions": cpu_has_fast_bf16(), "default_dtype": default_dtype("cpu"),
+    res = {"machine": {"cpu_vendor": cpu_vendor(), "default_dtype": default_dtype("cpu"),
                        "threads": torch.get_num_threads(), "torch": torch.__version__,
                        "load_avg_start_end": [load_start, load_average()]},
            "config": vars(args), "kinds": {}}
-    print(f"\nbf16 instructions: {res['machine']['bf16_instructions']} | --dtype default here: "
+    print(f"\nCPU vendor: {res['machine']['cpu_vendor'] or 'unknown'} | --dtype default here: "
           f"{res['machine']['default_dtype']} | {args.rounds} rounds, tokens/s (mean of rounds)")
     for kind, by_dtype in rates.items():
         mean = {d: sum(v) / len(v) for d, v in by_dtype.items()}

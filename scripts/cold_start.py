@@ -293,7 +293,7 @@ def main(argv=None):
             from trainer.trainer_utils import exit_status
 
             print(f"\nstopped during {stage}: python scripts/cold_start.py --from_resume 1 goes on from there")
-            return exit_status(False)
+            return exit_status(False) or 1  # 1: stopped without a signal (a stage that cannot go on)
     total = sum(state["seconds"].values())
     print(f"\ncold start done in {total / 60:.1f} min of stage time ({(time.time() - t_all) / 60:.1f} min this run): "
           + ", ".join(f"{s} {t / 60:.1f} min" for s, t in state["seconds"].items()))
